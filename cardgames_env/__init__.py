@@ -1,0 +1,34 @@
+"""cardgames_env: five card games as PettingZoo AEC environments with pure rules engines.
+
+Usage::
+
+    from cardgames_env import gongzhu_v0
+    env = gongzhu_v0.env(render_mode="ansi")
+
+or, after ``import cardgames_env``, ``pettingzoo.make("aec", "cardgames/gongzhu_v0")``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from .registry import ALL_ENVS, register
+
+__version__ = "0.1.0"
+ENV_NAMES = ALL_ENVS
+
+try:
+    register()
+except ImportError:  # pettingzoo missing: the rules engines and scorers still work
+    pass
+
+
+def __getattr__(name: str) -> ModuleType:
+    # Lazy `from cardgames_env import gongzhu_v0`: only the env asked for is imported.
+    if name in ALL_ENVS:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["ALL_ENVS", "ENV_NAMES", "__version__", *ALL_ENVS]

@@ -1,0 +1,82 @@
+"""The one ``Agent`` protocol every player of every game implements, and the random agent.
+
+Agents see exactly what a learner sees: the observation vector and the action mask. Heuristic
+agents read the observation through the game's ``ObservationLayout`` (never the hidden state).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from cardgames_env.core.rng import make_rng
+
+HEURISTICS: dict[str, str] = {
+    "gongzhu": "cardgames_env.agents.gongzhu:GongZhuHeuristic",
+}
+"""Game id -> ``module:class`` of its heuristic agent."""
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A player: picks a legal action from an observation and its mask."""
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Return an action whose mask entry is 1."""
+        ...
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new episode, re-seeding the agent's own randomness when ``seed`` is given."""
+        ...
+
+
+def legal_actions(action_mask: np.ndarray) -> np.ndarray:
+    """Return the legal action ids of a mask; raises ``ValueError`` if none is legal."""
+    legal = np.flatnonzero(action_mask)
+    if legal.size == 0:
+        raise ValueError("the action mask allows no action: this agent is not to move")
+    return legal
+
+
+class RandomAgent:
+    """Plays uniformly at random among the legal actions."""
+
+    def __init__(self, seed: int | None = None):
+        self.rng = make_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Return a uniformly random legal action."""
+        legal = legal_actions(action_mask)
+        return int(legal[self.rng.integers(legal.size)])
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed when ``seed`` is given."""
+        if seed is not None:
+            self.rng = make_rng(seed)
+
+
+def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
+    """Build an agent by name for an env (raw or wrapped).
+
+    Args:
+        kind: ``"random"`` or ``"heuristic"``.
+        env: the env the agent will play (its encoding tells heuristics how to read observations).
+        seed: seed of the agent's own randomness.
+
+    Raises:
+        ValueError: for an unknown kind, or a game without a heuristic.
+    """
+    if kind == "random":
+        return RandomAgent(seed)
+    if kind == "heuristic":
+        raw = env.unwrapped
+        game = raw.info.name
+        if game not in HEURISTICS:
+            raise ValueError(f"no heuristic agent for game {game!r}")
+        module_name, class_name = HEURISTICS[game].split(":")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        agent: Agent = cls(raw.encoding, seed=seed)
+        return agent
+    raise ValueError(f"unknown agent {kind!r}; expected 'random' or 'heuristic'")

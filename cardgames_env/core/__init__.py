@@ -1,0 +1,1 @@
+"""Game-agnostic building blocks shared by every game (imports no game)."""

@@ -1,0 +1,249 @@
+"""``CardGameEnv``: the PettingZoo AEC env written once for every game (ARCHITECTURE.md section 5).
+
+A game's ``env.py`` subclasses it, sets ``rules``, ``encoding_cls`` and ``metadata``, and
+carries the env card docstring; everything else (agents, spaces, masks, rewards, dead steps,
+elimination, seeding, rendering, copying) lives here.
+
+Rewards are derived from the rules' ``returns(state)``: the RL return each player has
+accrued so far. The reward of a step is the change of that vector, so dense, per-hand and
+terminal-only reward models all go through the same code.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .game import CHANCE, Encoding, GameInfo, IllegalMoveError, RulesModule, config_from_kwargs
+from .rng import make_rng
+
+
+class CardGameEnv(AECEnv, EzPickle):
+    """PettingZoo AEC env over a rules module and an encoding.
+
+    Args:
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns a str) or ``"human"`` (prints it).
+        **options: the game's ``Config`` fields (variants); unknown ones raise ``ValueError``.
+    """
+
+    rules: ClassVar[Any]
+    encoding_cls: ClassVar[type[Encoding]]
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "cardgame_v0",
+        "render_modes": ["ansi", "human"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(self, render_mode: str | None = None, **options: Any):
+        EzPickle.__init__(self, render_mode=render_mode, **options)
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.render_mode = render_mode
+        self.config = config_from_kwargs(self.rules.Config, options)
+        self.encoding: Encoding = self.encoding_cls(self.config)
+        self.info: GameInfo = self.rules.game_info(self.config)
+        n = self.encoding.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
+        action_space = spaces.Discrete(self.encoding.num_actions)
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(
+                    low=-np.inf, high=np.inf, shape=(self.encoding.observation_size,),
+                    dtype=np.float32,
+                ),
+                "action_mask": spaces.Box(
+                    low=0, high=1, shape=(self.encoding.num_actions,), dtype=np.int8
+                ),
+            }
+        )
+        # One cached space object per agent: observation_space(a) returns the same object.
+        self.action_spaces = {a: copy.deepcopy(action_space) for a in self.possible_agents}
+        self.observation_spaces = {
+            a: copy.deepcopy(observation_space) for a in self.possible_agents
+        }
+        self._no_actions = np.zeros(self.encoding.num_actions, dtype=np.int8)
+        self._rng: np.random.Generator | None = None
+        self._state: Any = None
+        self._mask: np.ndarray | None = None
+        self.render_viewer: int | None = None
+        """Seat whose view ``render`` shows (other hands hidden); ``None`` shows every hand."""
+
+    # -- spaces -----------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        """Return the (cached) observation space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """Return the (cached) action space of ``agent``."""
+        return self.action_spaces[agent]
+
+    # -- episode ----------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new episode; ``seed`` re-seeds the env's one Generator (else it continues)."""
+        if seed is not None or self._rng is None:
+            self._rng = make_rng(seed)
+        rules: RulesModule = self.rules
+        state = rules.new_game(self.config, rules.sample_deal(self.config, self._rng))
+        self._state = self._resolve_chance(state)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._returns = tuple(float(r) for r in rules.returns(self._state))
+        self._eliminated: tuple[bool, ...] = (False,) * len(self.possible_agents)
+        self._mask = None
+        self.num_steps = 0
+        self.agent_selection = self.possible_agents[rules.current_player(self._state)]
+
+    def _resolve_chance(self, state: Any) -> Any:
+        """Deal chance outcomes (new rounds) from the env's Generator until a player is to move."""
+        rules = self.rules
+        assert self._rng is not None
+        while rules.current_player(state) == CHANCE:
+            state = rules.apply_deal(state, rules.sample_deal(state, self._rng))
+        return state
+
+    def step(self, action: int | None) -> None:
+        """Apply ``action`` for ``agent_selection`` (``None`` for a terminated agent's dead step)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is alive: step() needs an action, got None")
+        rules = self.rules
+        player = self._agent_index[agent]
+        action = int(action)
+        mask = self.action_mask()
+        if not 0 <= action < len(mask) or not mask[action]:
+            raise IllegalMoveError(
+                f"action {action} is not legal for {agent}; legal: {np.flatnonzero(mask).tolist()}"
+            )
+        state = self.encoding.apply_action(self._state, action)
+        state = self._resolve_chance(state)
+        self._state = state
+        self._mask = None
+        self.num_steps += 1
+
+        self._cumulative_rewards[agent] = 0.0
+        returns = tuple(float(r) for r in rules.returns(state))
+        old = self._returns
+        for a in self.agents:
+            i = self._agent_index[a]
+            self.rewards[a] = returns[i] - old[i]
+        self._returns = returns
+
+        if rules.is_terminal(state):
+            points = rules.points(state)
+            for a in self.agents:
+                self.terminations[a] = True
+                self.infos[a] = {"points": points[self._agent_index[a]]}
+            next_player = (player + 1) % len(self.possible_agents)
+        else:
+            eliminated_fn = getattr(rules, "eliminated", None)
+            if eliminated_fn is not None:
+                eliminated = tuple(eliminated_fn(state))
+                if eliminated != self._eliminated:
+                    for a in self.agents:
+                        if eliminated[self._agent_index[a]]:
+                            self.terminations[a] = True
+                    self._eliminated = eliminated
+            next_player = rules.current_player(state)
+        self._accumulate_rewards()
+        self.agent_selection = self.possible_agents[next_player]
+        self._deads_step_first()
+
+    # -- observations -----------------------------------------------------------------------
+    def action_mask(self) -> np.ndarray:
+        """Return the legal-action mask of the agent to move (all zeros when the game is over)."""
+        if self._mask is None:
+            if self.rules.is_terminal(self._state):
+                self._mask = self._no_actions
+            else:
+                self._mask = self.encoding.legal_action_mask(self._state)
+        return self._mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """Return ``{"observation", "action_mask"}`` for ``agent`` (mask non-zero only if it moves)."""
+        player = self._agent_index[agent]
+        observation = self.encoding.observe(self._state, player)
+        if (
+            agent == self.agent_selection
+            and not self.terminations.get(agent, True)
+            and self.rules.current_player(self._state) == player
+        ):
+            mask = self.action_mask().copy()
+        else:
+            mask = self._no_actions.copy()
+        return {"observation": observation, "action_mask": mask}
+
+    def state(self) -> Any:
+        """Return the full (perfect-information) rules state, for centralized critics and debugging."""
+        return self._state
+
+    # -- notation ---------------------------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        """Return the move notation of ``action`` in the current state."""
+        return self.encoding.action_to_string(self._state, int(action))
+
+    def string_to_action(self, text: str) -> int:
+        """Return the action that plays the move written ``text`` in the current state.
+
+        Raises:
+            ValueError: if the text is not a move of this game.
+        """
+        return self.encoding.string_to_action(self._state, text)
+
+    def legal_action_strings(self) -> list[str]:
+        """Return the notation of every legal action of the agent to move."""
+        return [self.action_to_string(int(a)) for a in np.flatnonzero(self.action_mask())]
+
+    # -- rendering --------------------------------------------------------------------------
+    def render(self) -> str | None:
+        """Return (``"ansi"``) or print (``"human"``) a text picture of the game."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        text = self.encoding.render(self._state, self.render_viewer)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # -- copying ----------------------------------------------------------------------------
+    def __getstate__(self) -> dict[str, Any]:
+        # EzPickle would rebuild a fresh env from the constructor arguments and lose the game
+        # in progress; a mid-game pickle must continue identically, so keep the whole state.
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+
+def wrap_env(raw: CardGameEnv) -> Any:
+    """Wrap a raw env the way PettingZoo's classic envs are wrapped (illegal move ends the game)."""
+    env: Any = wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = wrappers.OrderEnforcingWrapper(env)
+    return env
+
+
+__all__ = ["CardGameEnv", "IllegalMoveError", "wrap_env"]

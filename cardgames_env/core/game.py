@@ -1,0 +1,144 @@
+"""Contracts shared by every game: ``GameInfo``, the rules-module protocol, the encoding base.
+
+A game is two layers (ARCHITECTURE.md sections 3-5):
+
+* a **rules module** (``envs/<game>/rules.py``): pure functions over an immutable ``State``;
+  it knows nothing of RL libraries;
+* an **encoding** (``envs/<game>/encoding.py``): a subclass of :class:`Encoding` that turns
+  states into observation vectors and action masks, and actions (ints) into moves.
+
+:class:`cardgames_env.core.aec.CardGameEnv` drives any pair of them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+
+from .actions import ActionTable
+from .observation import ObservationLayout
+
+CHANCE = -1
+"""``current_player`` value of a state that waits for a chance outcome (a deal)."""
+TERMINAL = -2
+"""``current_player`` value of a finished game."""
+
+
+class IllegalMoveError(ValueError):
+    """A move or action that the rules do not allow in the given state."""
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """The declared contract of a game under one ``Config`` (checked by the env test-suite).
+
+    Attributes:
+        name: game id, e.g. ``"gongzhu"``.
+        num_players: seats in this configuration.
+        max_game_length: most decisions (env steps) in one episode, ``None`` if unbounded.
+        min_reward: lowest single reward any step can give a player.
+        max_reward: highest single reward any step can give a player.
+        min_return: lowest episode return of a player, ``None`` if unbounded.
+        max_return: highest episode return of a player, ``None`` if unbounded.
+        zero_sum: whether every reward vector sums to zero.
+        reward_model: one line saying when rewards arrive and what they mean.
+    """
+
+    name: str
+    num_players: int
+    max_game_length: int | None
+    min_reward: float
+    max_reward: float
+    min_return: float | None
+    max_return: float | None
+    zero_sum: bool
+    reward_model: str
+
+
+def config_from_kwargs(config_cls: type, kwargs: Mapping[str, Any]) -> Any:
+    """Build a frozen ``Config`` dataclass, turning unknown fields into a ``ValueError``."""
+    known = {f.name for f in dataclasses.fields(config_cls)}
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) {', '.join(unknown)} for {config_cls.__module__}.Config; "
+            f"known: {', '.join(sorted(known))}"
+        )
+    return config_cls(**kwargs)
+
+
+class RulesModule(Protocol):
+    """What ``CardGameEnv`` needs from a game's ``rules`` module (ARCHITECTURE.md section 4)."""
+
+    def new_game(self, config: Any, deal: Any) -> Any: ...
+    def current_player(self, state: Any) -> int: ...
+    def legal_moves(self, state: Any) -> tuple[Any, ...]: ...
+    def apply_move(self, state: Any, move: Any) -> Any: ...
+    def sample_deal(self, state_or_config: Any, rng: np.random.Generator) -> Any: ...
+    def apply_deal(self, state: Any, deal: Any) -> Any: ...
+    def is_terminal(self, state: Any) -> bool: ...
+    def returns(self, state: Any) -> tuple[float, ...]: ...
+    def resample_hidden(self, state: Any, player: int, rng: np.random.Generator) -> Any: ...
+    def game_info(self, config: Any) -> GameInfo: ...
+
+
+class Encoding:
+    """Base class of a game's encoding: actions <-> moves, states -> observations and masks.
+
+    Subclasses set ``actions`` (an :class:`ActionTable`) and ``layout`` (an
+    :class:`ObservationLayout`) in ``__init__(config)`` and implement the abstract methods.
+    Sub-step encodings (an action that is part of a move) override :meth:`apply_action`.
+    """
+
+    rules: ClassVar[Any]
+    """The game's rules module."""
+
+    actions: ActionTable
+    layout: ObservationLayout
+    num_players: int
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the ``Discrete`` action space."""
+        return self.actions.size
+
+    @property
+    def observation_size(self) -> int:
+        """Length of the flat float32 observation vector."""
+        return self.layout.size
+
+    def observe(self, state: Any, player: int) -> np.ndarray:
+        """Return ``player``'s observation (seat-rotated, float32, only what it may know)."""
+        raise NotImplementedError
+
+    def legal_action_mask(self, state: Any) -> np.ndarray:
+        """Return the int8 mask of legal actions for the player to move."""
+        return self.actions.mask(self.encode(state, m) for m in self.rules.legal_moves(state))
+
+    def encode(self, state: Any, move: Any) -> int:
+        """Return the action of a move (for sub-step encodings: the first action of it)."""
+        raise NotImplementedError
+
+    def decode(self, state: Any, action: int) -> Any:
+        """Return the move (or sub-step) an action stands for in ``state``."""
+        raise NotImplementedError
+
+    def apply_action(self, state: Any, action: int) -> Any:
+        """Apply one action that the caller has checked against :meth:`legal_action_mask`."""
+        return self.rules.apply_move(state, self.decode(state, action))
+
+    def action_to_string(self, state: Any, action: int) -> str:
+        """Return the notation of an action in ``state`` (the move's string by default)."""
+        return str(self.decode(state, action))
+
+    def string_to_action(self, state: Any, text: str) -> int:
+        """Parse move notation into the action that plays it in ``state``."""
+        return self.encode(state, self.rules.parse_move(text))
+
+    def render(self, state: Any, viewer: int | None) -> str:
+        """Return a text picture of the state; ``viewer`` hides others' hands (``None`` shows all)."""
+        return repr(state)

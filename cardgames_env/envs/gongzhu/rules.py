@@ -1,0 +1,368 @@
+"""Gong Zhu rules engine: four players, thirteen tricks, score the captured point cards.
+
+Each player gets 13 cards; players must follow the suit led when they can, the highest card of
+the led suit wins the trick, and at the end of the hand each player scores the hearts, pig,
+goat and transformer they captured. Source: ``shared/rules/gongzhu.md`` (seed scoring, pagat
+play rules).
+
+Notes on this implementation:
+
+* Episode = one hand (default). ``game_end=-1000`` plays hands until some total is <= -1000
+  (optionally also >= ``game_end_upper``); the highest total wins, ties shared.
+* Hand 1 is led by the holder of ♠2, any card (``first_lead_must_be_spade2`` forces the ♠2);
+  later hands by the player who took the pig in the previous hand (section 2).
+* No passing, no "hearts broken" rule, no exposure ("selling"); play order is seat 0->1->2->3.
+* Card sets are int bitmasks (see :mod:`cardgames_env.core.cards`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cardgames_env.core.cards import cards_of, mask_of
+from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError
+
+from .cards import (
+    DECK_SIZE,
+    FULL_DECK,
+    HAND_SIZE,
+    NUM_PLAYERS,
+    PIG,
+    SPADE_TWO,
+    SUIT_MASKS,
+    card_str,
+    notation_of,
+    parse_card,
+)
+from .scoring import score
+
+
+@dataclass(frozen=True)
+class Config:
+    """Gong Zhu variants (defaults = the project's decisions in gongzhu.md section 7).
+
+    Attributes:
+        first_lead_must_be_spade2: the first trick of hand 1 must be led with the ♠2.
+        game_end: ``None`` = one hand per episode; a negative total (e.g. -1000) plays hands
+            until some player's total is at or below it.
+        game_end_upper: with ``game_end``, also end when a total reaches this positive value.
+    """
+
+    first_lead_must_be_spade2: bool = False
+    game_end: int | None = None
+    game_end_upper: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.first_lead_must_be_spade2, bool):
+            raise ValueError("first_lead_must_be_spade2 must be a bool")
+        if self.game_end is not None and (
+            not isinstance(self.game_end, int) or isinstance(self.game_end, bool) or self.game_end >= 0
+        ):
+            raise ValueError(f"game_end must be None or a negative int, got {self.game_end!r}")
+        if self.game_end_upper is not None:
+            if self.game_end is None:
+                raise ValueError("game_end_upper needs game_end (the multi-hand game)")
+            if not isinstance(self.game_end_upper, int) or self.game_end_upper <= 0:
+                raise ValueError(
+                    f"game_end_upper must be None or a positive int, got {self.game_end_upper!r}"
+                )
+
+
+@dataclass(frozen=True)
+class Play:
+    """Play one card (the only move family of Gong Zhu)."""
+
+    card: int
+
+    def __str__(self) -> str:
+        return f"play {card_str(self.card)}"
+
+
+Move = Play
+
+
+def parse_move(text: str) -> Move:
+    """Parse ``"play QS"`` (or just ``"QS"``, ``"♠Q"``, ``"10H"``) into a :class:`Play`.
+
+    Raises:
+        ValueError: if the text is no card.
+    """
+    words = text.strip().split()
+    if len(words) == 2 and words[0].lower() == "play":
+        words = words[1:]
+    if len(words) != 1:
+        raise ValueError(f"not a Gong Zhu move: {text!r} (expected e.g. 'play QS')")
+    return Play(parse_card(words[0]))
+
+
+@dataclass(frozen=True)
+class Deal:
+    """One shuffle: the 13 card ids of each seat."""
+
+    hands: tuple[tuple[int, ...], ...]
+
+    @staticmethod
+    def from_strings(hands: list[str]) -> Deal:
+        """Build a deal from four space-separated card lists, e.g. ``["2S 3S ...", ...]``."""
+        return Deal(tuple(tuple(parse_card(c) for c in h.split()) for h in hands))
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """Full Gong Zhu state (perfect information). Card sets are bitmasks.
+
+    Attributes:
+        hands: each seat's remaining cards.
+        leader: seat that led the current trick.
+        trick: cards of the current trick in play order (seat ``(leader + i) % 4``).
+        captured: cards each seat has taken in this hand.
+        played: cards each seat has played in this hand (the current trick included).
+        voids: per seat, bit ``s`` set once it failed to follow suit ``s``.
+        hand_points: each seat's score of its captured cards so far in this hand.
+        totals: each seat's total over the completed hands.
+        hand_number: 1 for the first hand.
+        pig_taker: seat that took the pig in this hand (``-1`` until taken).
+        last_hand_points: points of the previous completed hand (for display).
+    """
+
+    config: Config
+    hands: tuple[int, ...]
+    leader: int
+    trick: tuple[int, ...] = ()
+    captured: tuple[int, ...] = (0, 0, 0, 0)
+    played: tuple[int, ...] = (0, 0, 0, 0)
+    voids: tuple[int, ...] = (0, 0, 0, 0)
+    hand_points: tuple[int, ...] = (0, 0, 0, 0)
+    totals: tuple[int, ...] = (0, 0, 0, 0)
+    hand_number: int = 1
+    pig_taker: int = -1
+    last_hand_points: tuple[int, ...] | None = field(default=None)
+
+    @property
+    def hand_over(self) -> bool:
+        """True once all 52 cards of the hand have been played."""
+        return not any(self.hands)
+
+    @property
+    def tricks_played(self) -> int:
+        """Completed tricks in this hand."""
+        return (sum(c.bit_count() for c in self.played) - len(self.trick)) // NUM_PLAYERS
+
+
+StateOrConfig = State | Config
+
+
+def _check_deal(deal: Deal) -> tuple[int, ...]:
+    if len(deal.hands) != NUM_PLAYERS:
+        raise ValueError(f"a deal needs {NUM_PLAYERS} hands, got {len(deal.hands)}")
+    masks = []
+    for seat, hand in enumerate(deal.hands):
+        if len(hand) != HAND_SIZE or len(set(hand)) != HAND_SIZE:
+            raise ValueError(f"hand {seat} must hold {HAND_SIZE} distinct cards, got {len(hand)}")
+        masks.append(mask_of(hand))
+    if sum(masks) != FULL_DECK or any(a & b for i, a in enumerate(masks) for b in masks[i + 1 :]):
+        raise ValueError("a deal must give out every one of the 52 cards exactly once")
+    return tuple(masks)
+
+
+def new_game(config: Config, deal: Deal) -> State:
+    """Start hand 1 from a deal; the holder of ♠2 leads (section 2)."""
+    hands = _check_deal(deal)
+    leader = next(seat for seat in range(NUM_PLAYERS) if hands[seat] >> SPADE_TWO & 1)
+    return State(config=config, hands=hands, leader=leader)
+
+
+def apply_deal(state: State, deal: Deal) -> State:
+    """Start the next hand of a multi-hand game; the previous pig-taker leads (section 2)."""
+    if current_player(state) != CHANCE:
+        raise IllegalMoveError("a new hand can only be dealt when the previous hand is over")
+    return State(
+        config=state.config,
+        hands=_check_deal(deal),
+        leader=state.pig_taker,
+        totals=state.totals,
+        hand_number=state.hand_number + 1,
+        last_hand_points=state.hand_points,
+    )
+
+
+def sample_deal(state_or_config: StateOrConfig, rng: np.random.Generator) -> Deal:
+    """Shuffle the deck with ``rng`` and deal 13 cards to each seat."""
+    order = rng.permutation(DECK_SIZE).tolist()
+    return Deal(tuple(tuple(sorted(order[13 * s : 13 * s + 13])) for s in range(NUM_PLAYERS)))
+
+
+def is_terminal(state: State) -> bool:
+    """True when the episode is over (section 4: one hand, or a total past ``game_end``)."""
+    if not state.hand_over:
+        return False
+    config = state.config
+    if config.game_end is None:
+        return True
+    if min(state.totals) <= config.game_end:
+        return True
+    return config.game_end_upper is not None and max(state.totals) >= config.game_end_upper
+
+
+def current_player(state: State) -> int:
+    """Seat to play, ``CHANCE`` between hands of a multi-hand game, ``TERMINAL`` at the end."""
+    if state.hand_over:
+        return TERMINAL if is_terminal(state) else CHANCE
+    return (state.leader + len(state.trick)) % NUM_PLAYERS
+
+
+def legal_mask(state: State) -> int:
+    """Bitmask of the cards the player to move may play (section 2: follow suit if you can)."""
+    seat = (state.leader + len(state.trick)) % NUM_PLAYERS
+    hand = state.hands[seat]
+    if state.trick:
+        following = hand & SUIT_MASKS[state.trick[0] // 13]
+        return following or hand
+    if state.config.first_lead_must_be_spade2 and state.hand_number == 1 and not any(state.played):
+        return 1 << SPADE_TWO
+    return hand
+
+
+def legal_moves(state: State) -> tuple[Move, ...]:
+    """Every legal move of the player to move (empty when nobody is to move)."""
+    if state.hand_over:
+        return ()
+    return tuple(Play(card) for card in cards_of(legal_mask(state)))
+
+
+def trick_winner(leader: int, trick: tuple[int, ...]) -> int:
+    """Seat that wins a complete trick: highest card of the suit led (section 2)."""
+    led_suit = trick[0] // 13
+    best = max((card, i) for i, card in enumerate(trick) if card // 13 == led_suit)[1]
+    return (leader + best) % NUM_PLAYERS
+
+
+def apply_move(state: State, move: Move) -> State:
+    """Play a card; completes the trick (and the hand's scoring) when it is the fourth card.
+
+    Raises:
+        IllegalMoveError: when the card is not in the legal set.
+    """
+    if state.hand_over:
+        raise IllegalMoveError("the hand is over: no card can be played")
+    card = move.card
+    if not (0 <= card < DECK_SIZE and legal_mask(state) >> card & 1):
+        raise IllegalMoveError(f"{move} is not legal here")
+    seat = (state.leader + len(state.trick)) % NUM_PLAYERS
+    bit = 1 << card
+    hands = list(state.hands)
+    hands[seat] ^= bit
+    played = list(state.played)
+    played[seat] |= bit
+    voids = state.voids
+    if state.trick and card // 13 != state.trick[0] // 13:
+        vs = list(voids)
+        vs[seat] |= 1 << (state.trick[0] // 13)
+        voids = tuple(vs)
+    trick = (*state.trick, card)
+    if len(trick) < NUM_PLAYERS:
+        return dataclasses.replace(
+            state, hands=tuple(hands), played=tuple(played), voids=voids, trick=trick
+        )
+    return _finish_trick(state, tuple(hands), tuple(played), voids, trick)
+
+
+def _finish_trick(
+    state: State,
+    hands: tuple[int, ...],
+    played: tuple[int, ...],
+    voids: tuple[int, ...],
+    trick: tuple[int, ...],
+) -> State:
+    """The trick winner captures the four cards and leads next; score the hand at its end."""
+    winner = trick_winner(state.leader, trick)
+    captured = list(state.captured)
+    captured[winner] |= mask_of(trick)
+    hand_points = list(state.hand_points)
+    hand_points[winner] = score(notation_of(captured[winner]))
+    pig_taker = winner if PIG in trick else state.pig_taker
+    totals = state.totals
+    if not any(hands):  # section 3: score every player's captured cards at the end of the hand
+        totals = tuple(t + p for t, p in zip(totals, hand_points))
+    return dataclasses.replace(
+        state,
+        hands=hands,
+        played=played,
+        voids=voids,
+        trick=(),
+        leader=winner,
+        captured=tuple(captured),
+        hand_points=tuple(hand_points),
+        pig_taker=pig_taker,
+        totals=totals,
+    )
+
+
+def points(state: State) -> tuple[int, ...]:
+    """Game score: each seat's total over the completed hands."""
+    return state.totals
+
+
+def returns(state: State) -> tuple[float, ...]:
+    """RL return accrued so far: completed hands' points / 100 (per-hand reward model)."""
+    return tuple(t / 100 for t in state.totals)
+
+
+def winners(state: State) -> tuple[int, ...]:
+    """Seats with the highest total (ties shared), once the game is over."""
+    best = max(state.totals)
+    return tuple(s for s in range(NUM_PLAYERS) if state.totals[s] == best)
+
+
+def resample_hidden(state: State, player: int, rng: np.random.Generator) -> State:
+    """Re-deal the cards ``player`` cannot see, keeping hand sizes and every shown void.
+
+    The result carries the same information for ``player``: own hand, all played cards and
+    the public history are unchanged; other hands are a random assignment consistent with
+    the voids they have shown.
+    """
+    others = [s for s in range(NUM_PLAYERS) if s != player]
+    hidden = [c for s in others for c in cards_of(state.hands[s])]
+    sizes = {s: state.hands[s].bit_count() for s in others}
+    for _ in range(200):
+        order = [hidden[i] for i in rng.permutation(len(hidden))]
+        # Most constrained cards first (fewest seats may hold them), random seat among those.
+        eligible = {c: [s for s in others if not state.voids[s] >> (c // 13) & 1] for c in order}
+        order.sort(key=lambda c: len(eligible[c]))
+        room = dict(sizes)
+        new_hands = {s: 0 for s in others}
+        for card in order:
+            seats = [s for s in eligible[card] if room[s] > 0]
+            if not seats:
+                break
+            seat = seats[int(rng.integers(len(seats)))]
+            new_hands[seat] |= 1 << card
+            room[seat] -= 1
+        else:
+            hands = tuple(
+                state.hands[s] if s == player else new_hands[s] for s in range(NUM_PLAYERS)
+            )
+            return dataclasses.replace(state, hands=hands)
+    raise RuntimeError("could not re-deal hidden cards consistently with the shown voids")
+
+
+def game_info(config: Config) -> GameInfo:
+    """Declared contract of Gong Zhu under ``config``."""
+    one_hand = config.game_end is None
+    return GameInfo(
+        name="gongzhu",
+        num_players=NUM_PLAYERS,
+        max_game_length=DECK_SIZE if one_hand else None,
+        min_reward=-6.0,
+        max_reward=8.0,
+        min_return=-6.0 if one_hand else None,
+        max_return=8.0 if one_hand else None,
+        zero_sum=False,
+        reward_model="own hand points / 100 at the end of each hand",
+    )
+
+
+INFO = game_info(Config())

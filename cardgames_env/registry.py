@@ -1,0 +1,43 @@
+"""The list of finished envs and their PettingZoo registration as ``cardgames/<game>_v0``.
+
+A new game joins the package (CLI, env test-suite, benchmarks, docs checks) by adding one
+line to ``_ENV_MODULES``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+NAMESPACE = "cardgames"
+
+_ENV_MODULES: dict[str, str] = {
+    "gongzhu_v0": "cardgames_env.gongzhu_v0",
+}
+
+ALL_ENVS: tuple[str, ...] = tuple(_ENV_MODULES)
+"""Names of every finished env, e.g. ``"gongzhu_v0"``."""
+
+
+def load(name: str) -> ModuleType:
+    """Return the versioned env module ``name`` (it has ``env``, ``raw_env``, ``TEST_VARIANTS``).
+
+    Raises:
+        ValueError: for an unknown env name.
+    """
+    key = name.removeprefix(f"{NAMESPACE}/")
+    if key not in _ENV_MODULES:
+        raise ValueError(f"unknown env {name!r}; known: {', '.join(ALL_ENVS)}")
+    return importlib.import_module(_ENV_MODULES[key])
+
+
+def register() -> None:
+    """Register every env with PettingZoo's registry (``pettingzoo.make("aec", "cardgames/<name>")``)."""
+    import pettingzoo
+
+    for name, module in _ENV_MODULES.items():
+        env_id = f"{NAMESPACE}/{name}"
+        try:
+            pettingzoo.spec("aec", env_id)  # registered already (re-import): keep it
+        except Exception:
+            pettingzoo.register("aec", env_id, entry_point=f"{module}:env")

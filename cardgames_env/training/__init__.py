@@ -1,0 +1,1 @@
+"""Training, evaluation and leagues."""

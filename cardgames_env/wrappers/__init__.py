@@ -1,0 +1,1 @@
+"""Wrappers over the AEC envs (single-agent views for training)."""
