@@ -74,7 +74,7 @@ class CardGameEnv(AECEnv, EzPickle):
         }
         self._no_actions = np.zeros(self.encoding.num_actions, dtype=np.int8)
         self._rng: np.random.Generator | None = None
-        self._state: Any = None
+        self._decision: Any = None
         self._mask: np.ndarray | None = None
         self.render_viewer: int | None = None
         """Seat whose view ``render`` shows (other hands hidden); ``None`` shows every hand."""
@@ -95,7 +95,7 @@ class CardGameEnv(AECEnv, EzPickle):
             self._rng = make_rng(seed)
         rules: RulesModule = self.rules
         state = rules.new_game(self.config, rules.sample_deal(self.config, self._rng))
-        self._state = self._resolve_chance(state)
+        self._decision = self.encoding.to_decision(self._resolve_chance(state))
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -132,9 +132,13 @@ class CardGameEnv(AECEnv, EzPickle):
             raise IllegalMoveError(
                 f"action {action} is not legal for {agent}; legal: {np.flatnonzero(mask).tolist()}"
             )
-        state = self.encoding.apply_action(self._state, action)
-        state = self._resolve_chance(state)
-        self._state = state
+        encoding = self.encoding
+        decision = encoding.apply_action(self._decision, action)
+        state = encoding.rules_state(decision)
+        if rules.current_player(state) == CHANCE:
+            state = self._resolve_chance(state)
+            decision = encoding.to_decision(state)
+        self._decision = decision
         self._mask = None
         self.num_steps += 1
 
@@ -166,6 +170,11 @@ class CardGameEnv(AECEnv, EzPickle):
         self.agent_selection = self.possible_agents[next_player]
         self._deads_step_first()
 
+    @property
+    def _state(self) -> Any:
+        """The rules state of the game in progress."""
+        return self.encoding.rules_state(self._decision)
+
     # -- observations -----------------------------------------------------------------------
     def action_mask(self) -> np.ndarray:
         """Return the legal-action mask of the agent to move (all zeros when the game is over)."""
@@ -173,13 +182,13 @@ class CardGameEnv(AECEnv, EzPickle):
             if self.rules.is_terminal(self._state):
                 self._mask = self._no_actions
             else:
-                self._mask = self.encoding.legal_action_mask(self._state)
+                self._mask = self.encoding.legal_action_mask(self._decision)
         return self._mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Return ``{"observation", "action_mask"}`` for ``agent`` (mask non-zero only if it moves)."""
         player = self._agent_index[agent]
-        observation = self.encoding.observe(self._state, player)
+        observation = self.encoding.observe(self._decision, player)
         if (
             agent == self.agent_selection
             and not self.terminations.get(agent, True)
@@ -197,7 +206,7 @@ class CardGameEnv(AECEnv, EzPickle):
     # -- notation ---------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
         """Return the move notation of ``action`` in the current state."""
-        return self.encoding.action_to_string(self._state, int(action))
+        return self.encoding.action_to_string(self._decision, int(action))
 
     def string_to_action(self, text: str) -> int:
         """Return the action that plays the move written ``text`` in the current state.
@@ -205,7 +214,7 @@ class CardGameEnv(AECEnv, EzPickle):
         Raises:
             ValueError: if the text is not a move of this game.
         """
-        return self.encoding.string_to_action(self._state, text)
+        return self.encoding.string_to_action(self._decision, text)
 
     def legal_action_strings(self) -> list[str]:
         """Return the notation of every legal action of the agent to move."""
@@ -219,7 +228,7 @@ class CardGameEnv(AECEnv, EzPickle):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
-        text = self.encoding.render(self._state, self.render_viewer)
+        text = self.encoding.render(self._decision, self.render_viewer)
         if self.render_mode == "human":
             print(text)
             return None

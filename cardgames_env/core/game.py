@@ -91,7 +91,13 @@ class Encoding:
 
     Subclasses set ``actions`` (an :class:`ActionTable`) and ``layout`` (an
     :class:`ObservationLayout`) in ``__init__(config)`` and implement the abstract methods.
-    Sub-step encodings (an action that is part of a move) override :meth:`apply_action`.
+
+    The env holds a *decision state*: by default the rules ``State`` itself. An encoding in
+    which one move takes several actions (sub-steps, e.g. choosing cards one at a time) keeps
+    its partial choice next to the rules state by overriding :meth:`to_decision`,
+    :meth:`rules_state` and :meth:`replace_rules_state`, and :meth:`apply_action` (which
+    returns a new decision state, completing the rules move on the last sub-step). Every
+    method below that takes ``state`` receives the decision state.
     """
 
     rules: ClassVar[Any]
@@ -110,6 +116,18 @@ class Encoding:
     def observation_size(self) -> int:
         """Length of the flat float32 observation vector."""
         return self.layout.size
+
+    def to_decision(self, state: Any) -> Any:
+        """Return the decision state at the start of a move in rules state ``state``."""
+        return state
+
+    def rules_state(self, decision: Any) -> Any:
+        """Return the rules state inside a decision state."""
+        return decision
+
+    def replace_rules_state(self, decision: Any, state: Any) -> Any:
+        """Return ``decision`` with its rules state replaced (same pending sub-step choice)."""
+        return state
 
     def observe(self, state: Any, player: int) -> np.ndarray:
         """Return ``player``'s observation (seat-rotated, float32, only what it may know)."""
