@@ -127,7 +127,8 @@ def test_rules_run_without_rl_libraries(game):
         + "".join(f"sys.modules[{lib!r}] = None\n" for lib in sorted(RL_LIBRARIES))
         + f"import cardgames_env.envs.{game}.rules as rules\n"
         "import numpy as np\n"
-        "state = rules.new_game(rules.Config(), rules.sample_deal(rules.Config(), np.random.default_rng(0)))\n"
+        "config = rules.Config()\n"
+        "state = rules.new_game(config, rules.sample_deal(config, np.random.default_rng(0)))\n"
         "assert rules.legal_moves(state)\n"
         "print('ok')\n"
     )
