@@ -43,6 +43,9 @@ def legal_actions(action_mask: np.ndarray) -> np.ndarray:
 class RandomAgent:
     """Plays uniformly at random among the legal actions."""
 
+    needs_observation = False
+    """Callers may pass any array as the observation (it is never read), saving its encoding."""
+
     def __init__(self, seed: int | None = None):
         self.rng = make_rng(seed)
 
@@ -57,16 +60,23 @@ class RandomAgent:
             self.rng = make_rng(seed)
 
 
+AGENT_KINDS = ("random", "heuristic")
+"""Named agent kinds; anything else given to :func:`make_agent` must be a path to a saved model."""
+
+
 def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
-    """Build an agent by name for an env (raw or wrapped).
+    """Build an agent by name or model path for an env (raw or wrapped).
 
     Args:
-        kind: ``"random"`` or ``"heuristic"``.
-        env: the env the agent will play (its encoding tells heuristics how to read observations).
+        kind: ``"random"``, ``"heuristic"``, or a path to a model saved by ``cardgames train``
+            (its ``.zip``, the zip without suffix, or the run folder holding ``model.zip``).
+        env: the env the agent will play (its encoding tells heuristics how to read
+            observations; a model must have been trained for this env and variant).
         seed: seed of the agent's own randomness.
 
     Raises:
-        ValueError: for an unknown kind, or a game without a heuristic.
+        ValueError: for an unknown kind, a game without a heuristic, or a model that is missing
+            or was trained for another env.
     """
     if kind == "random":
         return RandomAgent(seed)
@@ -79,4 +89,10 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
         cls = getattr(importlib.import_module(module_name), class_name)
         agent: Agent = cls(raw.encoding, seed=seed)
         return agent
-    raise ValueError(f"unknown agent {kind!r}; expected 'random' or 'heuristic'")
+    from .model import ModelAgent, looks_like_model_path
+
+    if looks_like_model_path(kind):
+        return ModelAgent.load(kind, env=env, seed=seed)
+    raise ValueError(
+        f"unknown agent {kind!r}; expected 'random', 'heuristic' or a path to a saved model"
+    )
