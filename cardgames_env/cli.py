@@ -1,4 +1,4 @@
-"""The ``cardgames`` command: list the envs and play or watch games in the terminal.
+"""The ``cardgames`` command: list the envs, play or watch games, train and evaluate agents.
 
 Examples::
 
@@ -6,6 +6,9 @@ Examples::
     cardgames play gongzhu_v0 --agents heuristic,random,random,random --seed 1
     cardgames play gongzhu_v0 --agents human,heuristic,heuristic,heuristic
     cardgames play gongzhu_v0 --option game_end=-1000 --quiet
+    cardgames train gongzhu_v0 --timesteps 300000 --opponents selfplay --out runs/gongzhu
+    cardgames eval gongzhu_v0 --agent runs/gongzhu --vs heuristic --games 400
+    cardgames league gongzhu_v0 --agents random,heuristic,runs/gongzhu --out runs/league
 """
 
 from __future__ import annotations
@@ -161,9 +164,120 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def positive(value: int, what: str) -> int:
+    """Return ``value`` if it is positive, else raise a UsageError naming ``what``."""
+    if value <= 0:
+        raise UsageError(f"{what} must be a positive number, got {value}")
+    return value
+
+
+def env_options(name: str, options: Sequence[str]) -> dict[str, Any]:
+    """Check an env name and its ``key=value`` options by building the env once; return the options."""
+    make_env(name, options)
+    return dict(parse_option(o) for o in options)
+
+
+def check_agents(name: str, options: Sequence[str], specs: Sequence[str]) -> None:
+    """Build each agent spec once for the env, turning a bad one into a UsageError."""
+    from .agents import make_agent
+
+    env = make_env(name, options)
+    for spec in specs:
+        try:
+            make_agent(spec, env, seed=0)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train a MaskablePPO agent (see :mod:`cardgames_env.training.train`)."""
+    options = env_options(args.env, args.option)
+    for value, what in ((args.timesteps, "--timesteps"), (args.n_envs, "--n-envs"),
+                        (args.eval_games, "--eval-games")):
+        if value is not None:
+            positive(value, what)
+    try:
+        from .training.train import train
+    except ImportError as error:
+        raise UsageError(
+            f"training needs the 'train' extra (pip install cardgames-env[train]): {error}"
+        ) from None
+    try:
+        train(
+            args.env, options=options, timesteps=args.timesteps, opponents=args.opponents,
+            n_envs=args.n_envs, seed=args.seed, out=args.out, vec_env=args.vec_env,
+            eval_games=args.eval_games, progress=not args.no_progress, config_path=args.config,
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Evaluate one agent against another over seeded games with rotating seats."""
+    from .training.evaluate import evaluate
+
+    options = env_options(args.env, args.option)
+    positive(args.games, "--games")
+    check_agents(args.env, args.option, [args.agent, args.vs])
+    try:
+        result = evaluate(args.env, args.agent, args.vs, games=args.games, seed=args.seed, options=options)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    print(result.summary())
+    return 0
+
+
+def cmd_league(args: argparse.Namespace) -> int:
+    """Play a round-robin league and print (and save) its Elo table."""
+    from pathlib import Path
+
+    from .training.evaluate import league
+
+    options = env_options(args.env, args.option)
+    positive(args.games, "--games")
+    specs = [a.strip() for a in args.agents.split(",") if a.strip()]
+    if len(specs) < 2:
+        raise UsageError("--agents needs at least two agents, separated by commas")
+    check_agents(args.env, args.option, specs)
+    try:
+        result = league(args.env, specs, games_per_pair=args.games, seed=args.seed, options=options)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    print(result.table())
+    if args.out is not None:
+        from .training.plots import plot_elo
+
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        csv_path = result.write_csv(out / f"elo_{result.env}.csv")
+        png_path = plot_elo(result, out / f"elo_{result.env}.png")
+        print(f"saved {csv_path} and {png_path}")
+    return 0
+
+
+def cmd_curve(args: argparse.Namespace) -> int:
+    """Draw (again) the learning curve of a training run folder."""
+    from .training.plots import plot_learning_curve
+
+    try:
+        path = plot_learning_curve(args.run, args.out)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    print(f"saved {path}")
+    return 0
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (UsageError), not usage plus message."""
+
+    def error(self, message: str) -> Any:  # type: ignore[override]
+        raise UsageError(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``cardgames`` command."""
-    parser = argparse.ArgumentParser(prog="cardgames", description="Card games as PettingZoo envs.")
+    parser = _Parser(prog="cardgames", description="Card games as PettingZoo envs.")
     sub = parser.add_subparsers(dest="command", required=True)
     p_list = sub.add_parser("list", help="list the envs with players, actions and observation size")
     p_list.set_defaults(func=cmd_list)
@@ -171,21 +285,67 @@ def build_parser() -> argparse.ArgumentParser:
     p_play.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
     p_play.add_argument(
         "--agents", default="heuristic",
-        help="comma-separated seat agents: random, heuristic, human (one name = every seat)",
+        help="comma-separated seat agents: random, heuristic, human or a model path (one name = every seat)",
     )
     p_play.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
-    p_play.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
-                        help="a game variant, e.g. game_end=-1000 (repeatable)")
+    _option_argument(p_play)
     p_play.add_argument("--quiet", action="store_true", help="print only the final position")
     p_play.set_defaults(func=cmd_play)
+
+    p_train = sub.add_parser("train", help="train a MaskablePPO agent for one seat (defaults per game)")
+    p_train.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
+    p_train.add_argument("--timesteps", type=int, default=None,
+                         help="env steps of the learner (default: config)")
+    p_train.add_argument("--opponents", choices=("random", "heuristic", "selfplay"), default=None,
+                         help="who plays the other seats (default: config, usually selfplay)")
+    p_train.add_argument("--n-envs", type=int, default=None, help="parallel envs (default: config)")
+    p_train.add_argument("--vec-env", choices=("dummy", "subproc"), default=None,
+                         help="DummyVecEnv (one process) or SubprocVecEnv (default: config)")
+    p_train.add_argument("--seed", type=int, default=0, help="seed of the envs and the network")
+    p_train.add_argument("--out", default=None, help="run folder (default runs/<env>-<opponents>-s<seed>)")
+    p_train.add_argument("--eval-games", type=int, default=None,
+                         help="games of each evaluation, periodic and final (default: config)")
+    p_train.add_argument("--config", default=None, help="a JSON file overriding the game's defaults")
+    p_train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _option_argument(p_train)
+    p_train.set_defaults(func=cmd_train)
+
+    p_eval = sub.add_parser("eval", help="evaluate an agent against another over seeded games")
+    p_eval.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
+    p_eval.add_argument("--agent", required=True, help="random, heuristic or a model path")
+    p_eval.add_argument("--vs", required=True, help="the opponent in every other seat")
+    p_eval.add_argument("--games", type=int, default=200, help="games (seats rotate over each deal)")
+    p_eval.add_argument("--seed", type=int, default=0, help="first deal's seed")
+    _option_argument(p_eval)
+    p_eval.set_defaults(func=cmd_eval)
+
+    p_league = sub.add_parser("league", help="round-robin league with an Elo table (CSV + PNG)")
+    p_league.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
+    p_league.add_argument("--agents", required=True, help="comma-separated: random, heuristic, model paths")
+    p_league.add_argument("--games", type=int, default=100, help="games per pair of agents")
+    p_league.add_argument("--seed", type=int, default=0, help="first deal's seed")
+    p_league.add_argument("--out", default=None, help="folder for elo_<env>.csv and elo_<env>.png")
+    _option_argument(p_league)
+    p_league.set_defaults(func=cmd_league)
+
+    p_curve = sub.add_parser("curve", help="draw the learning curve of a training run folder")
+    p_curve.add_argument("run", help="the run folder (holds eval.csv)")
+    p_curve.add_argument("--out", default=None, help="PNG path (default RUN/learning_curve.png)")
+    p_curve.set_defaults(func=cmd_curve)
     return parser
+
+
+def _option_argument(parser: argparse.ArgumentParser) -> None:
+    """Add the repeatable ``--option key=value`` (game variant) argument."""
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a game variant, e.g. game_end=-1000 (repeatable)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``cardgames`` command."""
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
         return int(args.func(args))
     except UsageError as error:
         print(f"cardgames: error: {error}", file=sys.stderr)

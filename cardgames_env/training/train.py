@@ -1,0 +1,377 @@
+"""MaskablePPO training of one seat of any registered env, with self-play snapshots.
+
+:func:`train` is what ``cardgames train`` runs. Per-game defaults live in
+``training/configs/<game>.json`` (merged over ``default.json``); command-line values win.
+A run folder holds::
+
+    config.json             the resolved settings
+    logs/                   TensorBoard events and SB3's progress.csv
+    eval.csv                periodic evaluations against random (the learning curve)
+    checkpoints/            model_<steps>_steps.zip + sidecars
+    snapshots/              self-play snapshots that joined the opponent pool
+    model.zip, model.json   the final model and its sidecar (env, options, sizes)
+    learning_curve.png      eval.csv (and the rollout return) as a chart
+    summary.json            timesteps, wall time, throughput, final evaluations
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from cardgames_env.agents.base import HEURISTICS
+from cardgames_env.agents.model import MODEL_FILE, ModelAgent, write_sidecar
+from cardgames_env.agents.pool import OpponentPool
+from cardgames_env.registry import load
+
+from .evaluate import MatchResult, evaluate
+from .plots import EVAL_CSV, plot_learning_curve
+
+OPPONENT_MODES = ("random", "heuristic", "selfplay")
+"""Values of ``--opponents``."""
+VEC_ENVS = ("dummy", "subproc")
+"""Values of the ``vec_env`` setting."""
+
+
+def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """Return ``base`` updated by ``override``, merging nested dicts key by key."""
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _read_json(text: str, source: str) -> dict[str, Any]:
+    """Parse a config file's JSON object."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"config {source} is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"config {source} must hold a JSON object")
+    return data
+
+
+def load_config(game: str, path: str | Path | None = None) -> dict[str, Any]:
+    """Return the training settings of ``game``: default.json, then <game>.json, then ``path``.
+
+    Args:
+        game: game id (``"gongzhu"``); a game without its own file gets the defaults.
+        path: an optional JSON file of further overrides.
+    """
+    folder = resources.files("cardgames_env.training") / "configs"
+    config = _read_json((folder / "default.json").read_text(encoding="utf-8"), "default.json")
+    game_file = folder / f"{game}.json"
+    if game_file.is_file():
+        config = _merge(config, _read_json(game_file.read_text(encoding="utf-8"), game_file.name))
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise ValueError(f"no config file {p}")
+        config = _merge(config, _read_json(p.read_text(encoding="utf-8"), str(p)))
+    config.pop("description", None)
+    return config
+
+
+def opponent_pool(game: str, mode: str, selfplay: Mapping[str, Any]) -> OpponentPool:
+    """Return the opponent pool of an ``--opponents`` mode.
+
+    ``random``/``heuristic``: that agent in every other seat. ``selfplay``: random and (when the
+    game has one) heuristic stay in the pool; snapshots of the learner join during training.
+
+    Raises:
+        ValueError: for an unknown mode or ``heuristic`` in a game without a heuristic.
+    """
+    if mode not in OPPONENT_MODES:
+        raise ValueError(f"unknown opponents {mode!r}; expected one of {', '.join(OPPONENT_MODES)}")
+    if mode == "heuristic" and game not in HEURISTICS:
+        raise ValueError(f"no heuristic agent for game {game!r}: use --opponents random or selfplay")
+    if mode != "selfplay":
+        return OpponentPool(base=(mode,))
+    base = ("random", "heuristic") if game in HEURISTICS else ("random",)
+    return OpponentPool(
+        base=base,
+        sampling=str(selfplay.get("sampling", "snapshots")),
+        snapshot_prob=float(selfplay.get("snapshot_prob", 0.5)),
+        window=int(selfplay.get("window", 5)),
+    )
+
+
+@dataclass
+class TrainResult:
+    """What a training run produced and measured."""
+
+    out: Path
+    model_path: Path
+    timesteps: int
+    wall_s: float
+    train_s: float
+    steps_per_s: float
+    evaluations: list[MatchResult] = field(default_factory=list)
+
+
+def _make_env_fn(
+    env_name: str,
+    options: Mapping[str, Any],
+    pool: OpponentPool,
+    seat: int | None,
+    seed: int,
+    subprocess: bool,
+) -> Callable[[], Any]:
+    """Return a factory of one monitored SingleAgentEnv (picklable for SubprocVecEnv)."""
+
+    def make() -> Any:
+        from stable_baselines3.common.monitor import Monitor
+
+        from cardgames_env.wrappers.single_agent import SingleAgentEnv
+
+        if subprocess:  # one core per worker: opponents' model inference stays single-threaded
+            import torch
+
+            torch.set_num_threads(1)
+        env = SingleAgentEnv(env_name, options, opponents=copy.deepcopy(pool), learner_seat=seat, seed=seed)
+        return Monitor(env)
+
+    return make
+
+
+def train(
+    env_name: str,
+    *,
+    options: Mapping[str, Any] | None = None,
+    timesteps: int | None = None,
+    opponents: str | None = None,
+    n_envs: int | None = None,
+    seed: int = 0,
+    out: str | Path | None = None,
+    vec_env: str | None = None,
+    eval_games: int | None = None,
+    progress: bool = True,
+    config_path: str | Path | None = None,
+    log: Callable[[str], None] = print,
+) -> TrainResult:
+    """Train a MaskablePPO agent for one seat of ``env_name`` and evaluate it.
+
+    Arguments left ``None`` come from the game's config file. Ends by saving ``model.zip`` and
+    its sidecar, drawing the learning curve, and evaluating against random and (when the game
+    has one) the heuristic over ``eval.final_games`` games.
+
+    Raises:
+        ValueError: for an unknown env or option, a non-positive count, or a bad setting.
+    """
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    options = dict(options or {})
+    probe = load(env_name).raw_env(**options)
+    game = probe.info.name
+    settings = load_config(game, config_path)
+    for key, value in (
+        ("timesteps", timesteps), ("opponents", opponents), ("n_envs", n_envs), ("vec_env", vec_env)
+    ):
+        if value is not None:
+            settings[key] = value
+    if eval_games is not None:
+        settings["eval"]["games"] = eval_games
+        settings["eval"]["final_games"] = eval_games
+    for key in ("timesteps", "n_envs"):
+        if int(settings[key]) <= 0:
+            raise ValueError(f"{key} must be positive, got {settings[key]}")
+    for key in ("games", "final_games"):
+        if int(settings["eval"][key]) <= 0:
+            raise ValueError(f"eval games must be positive, got {settings['eval'][key]}")
+    if settings["vec_env"] not in VEC_ENVS:
+        raise ValueError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got {settings['vec_env']!r}")
+    total = int(settings["timesteps"])
+    n = int(settings["n_envs"])
+    mode = str(settings["opponents"])
+    pool = opponent_pool(game, mode, settings.get("selfplay", {}))
+    run = Path(out) if out is not None else Path("runs") / f"{env_name}-{mode}-s{seed}"
+    run.mkdir(parents=True, exist_ok=True)
+    settings.update(env=env_name, options=options, seed=seed)
+    (run / "config.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    if settings.get("torch_threads"):
+        torch.set_num_threads(int(settings["torch_threads"]))
+
+    subprocess = settings["vec_env"] == "subproc"
+    seat = settings.get("learner_seat")
+    fns = [_make_env_fn(env_name, options, pool, seat, seed * 1000 + i, subprocess) for i in range(n)]
+    venv = SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
+    ppo = dict(settings["ppo"])
+    net_arch = ppo.pop("net_arch", [256, 256])
+    model = MaskablePPO(
+        "MlpPolicy", venv, seed=seed, device="cpu", verbose=0,
+        policy_kwargs={"net_arch": list(net_arch)}, **ppo,
+    )
+    model.set_logger(configure(str(run / "logs"), ["csv", "tensorboard"]))
+
+    callbacks = _callbacks(env_name, options, probe, run, settings, total, n, mode, log)
+    log(f"training {env_name} for {total} steps: opponents {mode}, {n} {settings['vec_env']} envs, "
+        f"seed {seed}, output {run}")
+    start = time.perf_counter()
+    try:
+        model.learn(total_timesteps=total, callback=callbacks, progress_bar=progress)
+    finally:
+        venv.close()
+    wall = time.perf_counter() - start
+    side = sum(c.seconds for c in callbacks)
+    train_s = max(wall - side, 1e-9)
+    steps_per_s = model.num_timesteps / train_s
+    log(f"trained {model.num_timesteps} steps in {wall:.1f} s "
+        f"({steps_per_s:.0f} env steps/s inside MaskablePPO, evaluations and saves excluded)")
+
+    model_path = run / MODEL_FILE
+    model.save(str(model_path))
+    write_sidecar(model_path, probe, timesteps=model.num_timesteps, opponents=mode, seed=seed)
+    callbacks[0].evaluate_now(model.num_timesteps)  # the learning curve's last point
+    curve = plot_learning_curve(run)
+
+    learner = ModelAgent(model.policy, deterministic=True, name=run.name)
+    final_games = int(settings["eval"]["final_games"])
+    final_seed = int(settings["eval"]["seed"]) + 500_000
+    results = []
+    for opponent in ("random", "heuristic") if game in HEURISTICS else ("random",):
+        result = evaluate(
+            env_name, learner, opponent, games=final_games, seed=final_seed, options=options,
+            agent_name="trained", opponent_name=opponent,
+        )
+        results.append(result)
+        log(result.summary())
+    summary = {
+        "env": env_name, "options": options, "opponents": mode, "seed": seed,
+        "timesteps": model.num_timesteps, "n_envs": n, "vec_env": settings["vec_env"],
+        "wall_s": round(wall, 2), "train_s": round(train_s, 2), "steps_per_s": round(steps_per_s, 1),
+        "final_evaluations": [_result_json(r) for r in results],
+    }
+    (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    log(f"saved {model_path} (+ {model_path.with_suffix('.json').name}), learning curve {curve}")
+    return TrainResult(run, model_path, model.num_timesteps, wall, train_s, steps_per_s, results)
+
+
+def _result_json(result: MatchResult) -> dict[str, Any]:
+    """Return the figures of a match as JSON-ready values."""
+    return {
+        "opponent": result.opponent, "games": result.games, "metric": result.metric,
+        "value": result.value, "ci": list(result.ci), "win_rate": result.win_rate,
+        "win_ci": list(result.win_ci), "points_diff": result.points_diff,
+        "points_diff_ci": list(result.points_diff_ci),
+    }
+
+
+def _callbacks(
+    env_name: str,
+    options: Mapping[str, Any],
+    probe: Any,
+    run: Path,
+    settings: Mapping[str, Any],
+    total: int,
+    n_envs: int,
+    mode: str,
+    log: Callable[[str], None],
+) -> list[Any]:
+    """Build the evaluation, checkpoint and (self-play) snapshot callbacks."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Periodic(BaseCallback):
+        """Runs ``fire(timesteps)`` at the first rollout start after every ``every`` steps.
+
+        Keeps the seconds it spent, so the throughput figure can leave them out.
+        """
+
+        def __init__(self, every: int):
+            super().__init__()
+            self.every = max(int(every), 1)
+            self.next = self.every
+            self.seconds = 0.0
+
+        def _on_step(self) -> bool:
+            return True
+
+        def _on_rollout_start(self) -> None:
+            # Between PPO updates: evaluations and snapshots see the freshly updated policy.
+            if self.num_timesteps >= self.next:
+                while self.next <= self.num_timesteps:
+                    self.next += self.every
+                start = time.perf_counter()
+                self.fire(self.num_timesteps)
+                self.seconds += time.perf_counter() - start
+
+        def fire(self, timesteps: int) -> None:
+            raise NotImplementedError
+
+    class EvalLog(Periodic):
+        """Evaluates the current policy against random and appends to eval.csv and TensorBoard."""
+
+        def __init__(self, every: int, games: int, seed: int):
+            super().__init__(every)
+            self.games, self.seed = games, seed
+            self.path = run / EVAL_CSV
+            with self.path.open("w", newline="", encoding="utf-8") as handle:
+                csv.writer(handle).writerow(
+                    ["timesteps", "opponent", "games", "metric", "value", "low", "high", "win_rate"]
+                )
+            self.done_at: set[int] = set()
+
+        def _on_training_start(self) -> None:
+            start = time.perf_counter()
+            self.evaluate_now(0)
+            self.seconds += time.perf_counter() - start
+
+        def fire(self, timesteps: int) -> None:
+            self.evaluate_now(timesteps)
+
+        def evaluate_now(self, timesteps: int) -> None:
+            if timesteps in self.done_at:
+                return
+            self.done_at.add(timesteps)
+            agent = ModelAgent(self.model.policy, deterministic=True, name="learner")
+            result = evaluate(env_name, agent, "random", games=self.games, seed=self.seed, options=options)
+            with self.path.open("a", newline="", encoding="utf-8") as handle:
+                csv.writer(handle).writerow(
+                    [timesteps, "random", result.games, result.metric, f"{result.value:.6f}",
+                     f"{result.ci[0]:.6f}", f"{result.ci[1]:.6f}", f"{result.win_rate:.6f}"]
+                )
+            self.logger.record("eval/vs_random", result.value)
+            self.logger.record("eval/win_rate_vs_random", result.win_rate)
+
+    class Checkpoint(Periodic):
+        """Saves the model and its sidecar under checkpoints/."""
+
+        def fire(self, timesteps: int) -> None:
+            folder = run / "checkpoints"
+            folder.mkdir(exist_ok=True)
+            path = folder / f"model_{timesteps}_steps.zip"
+            self.model.save(str(path))
+            write_sidecar(path, probe, timesteps=timesteps, opponents=mode)
+
+    class Snapshot(Periodic):
+        """Saves a snapshot of the learner and adds it to every env's opponent pool."""
+
+        def fire(self, timesteps: int) -> None:
+            folder = run / "snapshots"
+            folder.mkdir(exist_ok=True)
+            path = folder / f"snapshot_{timesteps}.zip"
+            self.model.save(str(path))
+            write_sidecar(path, probe, timesteps=timesteps, opponents=mode)
+            self.training_env.env_method("add_opponent", str(path.resolve()))
+            self.logger.record("selfplay/snapshots", len(list(folder.glob("*.zip"))))
+
+    evals = settings["eval"]
+    every = evals.get("every") or max(total // max(int(evals.get("points", 10)), 1), 1)
+    callbacks: list[Any] = [EvalLog(every, int(evals["games"]), int(evals["seed"]))]
+    callbacks.append(Checkpoint(int(settings.get("checkpoint_every", 50_000))))
+    if mode == "selfplay":
+        callbacks.append(Snapshot(int(settings["selfplay"].get("snapshot_every", 25_000))))
+    return callbacks
