@@ -17,8 +17,8 @@ Notes on this implementation:
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,6 +36,7 @@ from .cards import (
     card_str,
     notation_of,
     parse_card,
+    point_mask_of,
 )
 from .scoring import score
 
@@ -110,9 +111,11 @@ class Deal:
         return Deal(tuple(tuple(parse_card(c) for c in h.split()) for h in hands))
 
 
-@dataclass(frozen=True, slots=True)
-class State:
-    """Full Gong Zhu state (perfect information). Card sets are bitmasks.
+class State(NamedTuple):
+    """Full Gong Zhu state (perfect information, immutable). Card sets are bitmasks.
+
+    A ``NamedTuple`` rather than a frozen dataclass: it is built on every card played, and
+    tuple construction is several times faster; ``state._replace(...)`` gives a changed copy.
 
     Attributes:
         hands: each seat's remaining cards.
@@ -121,6 +124,8 @@ class State:
         captured: cards each seat has taken in this hand.
         played: cards each seat has played in this hand (the current trick included).
         voids: per seat, bit ``s`` set once it failed to follow suit ``s``.
+        point_masks: per seat, the captured point cards as a 16-bit mask in notation order
+            (bit ``i`` = ``NOTATION[i]``), kept for fast observations.
         hand_points: each seat's score of its captured cards so far in this hand.
         totals: each seat's total over the completed hands.
         hand_number: 1 for the first hand.
@@ -135,11 +140,12 @@ class State:
     captured: tuple[int, ...] = (0, 0, 0, 0)
     played: tuple[int, ...] = (0, 0, 0, 0)
     voids: tuple[int, ...] = (0, 0, 0, 0)
+    point_masks: tuple[int, ...] = (0, 0, 0, 0)
     hand_points: tuple[int, ...] = (0, 0, 0, 0)
     totals: tuple[int, ...] = (0, 0, 0, 0)
     hand_number: int = 1
     pig_taker: int = -1
-    last_hand_points: tuple[int, ...] | None = field(default=None)
+    last_hand_points: tuple[int, ...] | None = None
 
     @property
     def hand_over(self) -> bool:
@@ -264,8 +270,10 @@ def apply_move(state: State, move: Move) -> State:
         voids = tuple(vs)
     trick = (*state.trick, card)
     if len(trick) < NUM_PLAYERS:
-        return dataclasses.replace(
-            state, hands=tuple(hands), played=tuple(played), voids=voids, trick=trick
+        return State(
+            state.config, tuple(hands), state.leader, trick, state.captured, tuple(played),
+            voids, state.point_masks, state.hand_points, state.totals, state.hand_number,
+            state.pig_taker, state.last_hand_points,
         )
     return _finish_trick(state, tuple(hands), tuple(played), voids, trick)
 
@@ -281,20 +289,22 @@ def _finish_trick(
     winner = trick_winner(state.leader, trick)
     captured = list(state.captured)
     captured[winner] |= mask_of(trick)
+    point_masks = list(state.point_masks)
+    point_masks[winner] = point_mask_of(captured[winner])
     hand_points = list(state.hand_points)
     hand_points[winner] = score(notation_of(captured[winner]))
     pig_taker = winner if PIG in trick else state.pig_taker
     totals = state.totals
     if not any(hands):  # section 3: score every player's captured cards at the end of the hand
         totals = tuple(t + p for t, p in zip(totals, hand_points))
-    return dataclasses.replace(
-        state,
+    return state._replace(
         hands=hands,
         played=played,
         voids=voids,
         trick=(),
         leader=winner,
         captured=tuple(captured),
+        point_masks=tuple(point_masks),
         hand_points=tuple(hand_points),
         pig_taker=pig_taker,
         totals=totals,
@@ -345,7 +355,7 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
             hands = tuple(
                 state.hands[s] if s == player else new_hands[s] for s in range(NUM_PLAYERS)
             )
-            return dataclasses.replace(state, hands=hands)
+            return state._replace(hands=hands)
     raise RuntimeError("could not re-deal hidden cards consistently with the shown voids")
 
 
