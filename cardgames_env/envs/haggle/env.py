@@ -56,7 +56,7 @@ from .encoding import HaggleEncoding
 TEST_VARIANTS: tuple[dict[str, Any], ...] = (
     {},
     {"num_players": 2},
-    {"num_players": 8, "trading_rounds": 2},
+    {"num_players": 8},
     {"num_players": 3, "trading_rounds": 2, "submission_phase": True, "max_offer": 2},
 )
 """Option sets the shared env test-suite runs (the default first)."""
