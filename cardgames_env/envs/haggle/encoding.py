@@ -80,6 +80,7 @@ def build_layout(config: Config) -> ObservationLayout:
             ("gave", (n - 1, NUM_COLOURS), "cards I gave each other relative seat in accepted trades / 10"),
             ("received", (n - 1, NUM_COLOURS), "cards I received from each other relative seat / 10"),
             ("submitted", NUM_COLOURS, "my cards handed in so far (submission variant) / 10"),
+            ("submit_colour", NUM_COLOURS, "one-hot colour being submitted (submission variant)"),
         ]
     )
 
@@ -277,6 +278,8 @@ class HaggleEncoding(Encoding):
         obs[self._s["received"]] = [c for s in others for c in flows[s * n + player]]
         if self.config.submission_phase:
             obs[self._s["submitted"]] = state.submitted[player]
+            if stage == Stage.SUBMIT:
+                obs[o["submit_colour"] + state.submit_colour] = 1.0
         obs *= self._scale
         return obs
 
