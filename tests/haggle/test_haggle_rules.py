@@ -316,3 +316,22 @@ def test_resample_hidden_keeps_what_the_player_knows(config: Config) -> None:
             used[b] += 1
         assert max(used) <= config.rule_copies
         assert legal_moves(new) == legal_moves(state) or rules.current_player(state) != player
+
+
+def test_apply_move_accepts_exactly_the_legal_moves() -> None:
+    from cardgames_env.envs.haggle.encoding import HaggleEncoding
+
+    for config in (Config(), Config(num_players=3, submission_phase=True, max_offer=2, trading_rounds=1)):
+        encoding = HaggleEncoding(config)
+        candidates_extra = [Give((4, 0, 0, 0, 0)), Ask((0, 0, 0, 0, 4)), Target(9), Accept(11), Submit(4, 0)]
+        for count, (state, _) in enumerate(_random_states(config, 6, 2)):
+            if count % 2:
+                continue
+            legal = set(legal_moves(state))
+            candidates = {encoding.decode(state, a) for a in range(encoding.num_actions)}
+            for move in candidates | set(candidates_extra) | {Target(s) for s in range(config.num_players)}:
+                if move in legal:
+                    apply_move(state, move)
+                else:
+                    with pytest.raises(IllegalMoveError):
+                        apply_move(state, move)

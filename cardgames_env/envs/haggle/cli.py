@@ -59,23 +59,32 @@ def _build_parser() -> _Parser:
     parser.add_argument("--seed", type=int, default=None, help="seed of the random 13-card cap (N >= 0)")
     variants = parser.add_argument_group("variants (the rules reference's alternatives)")
     variants.add_argument(
-        "--eliminated-in-globals", action="store_true",
+        "--eliminated-in-globals",
+        action="store_true",
         help="eliminated players still take part in the Blue penalty and Yellow/Red majorities",
     )
     variants.add_argument(
-        "--no-yellow-cascade", action="store_true",
+        "--no-yellow-cascade",
+        action="store_true",
         help="a tie for most Yellow passes the bonus to the second-most count only",
     )
     variants.add_argument(
-        "--yellow-min-count", type=int, default=1, metavar="N",
+        "--yellow-min-count",
+        type=int,
+        default=1,
+        metavar="N",
         help="fewest Yellow that can win the bonus (default 1)",
     )
     variants.add_argument(
-        "--elimination-penalty", type=int, default=None, metavar="P",
+        "--elimination-penalty",
+        type=int,
+        default=None,
+        metavar="P",
         help="instead of ELIMINATED, add P (e.g. -10) per colour with 7 or more cards",
     )
     variants.add_argument(
-        "--pyramid-subtotal", action="store_true",
+        "--pyramid-subtotal",
+        action="store_true",
         help="the pyramid doubles the subtotal before the Blue penalty and Yellow/Red bonuses",
     )
     return parser

@@ -475,13 +475,58 @@ def legal_moves(state: State) -> tuple[Move, ...]:
     return ()
 
 
+def is_legal(state: State, move: Move) -> bool:
+    """True iff ``move`` is one of :func:`legal_moves` (checked directly, without listing them)."""
+    stage = state.stage
+    kind = type(move)
+    if stage == Stage.PROPOSE:
+        if kind is Pass:
+            return True
+        return kind is Target and move.seat in range(state.num_players) and move.seat != state.proposer  # type: ignore[union-attr]
+    if stage == Stage.GIVE:
+        return (
+            kind is Give
+            and move.cards in _offer_lookup(state.config.max_offer)  # type: ignore[union-attr]
+            and _fits(move.cards, state.hands[state.proposer])  # type: ignore[union-attr]
+        )
+    if stage == Stage.ASK:
+        return kind is Ask and move.cards in _offer_lookup(state.config.max_offer)  # type: ignore[union-attr]
+    if stage == Stage.TERMS:
+        if kind is not Terms or not isinstance(move.request, bool):  # type: ignore[union-attr]
+            return False
+        show = move.show  # type: ignore[union-attr]
+        if show is not None and show not in state.rules[state.proposer]:
+            return False
+        return not (offer_is_empty(state) and show is None and not move.request)  # type: ignore[union-attr]
+    if stage == Stage.RESPOND:
+        if kind is Reject:
+            return True
+        if kind is not Accept or not _fits(state.ask, state.hands[state.target]):
+            return False
+        if state.request:
+            return move.show in state.rules[state.target]  # type: ignore[union-attr]
+        return move.show is None  # type: ignore[union-attr]
+    if stage == Stage.SUBMIT:
+        return (
+            kind is Submit
+            and move.colour == state.submit_colour  # type: ignore[union-attr]
+            and 0 <= move.count <= state.hands[state.proposer][state.submit_colour]  # type: ignore[union-attr]
+        )
+    return False
+
+
+@functools.lru_cache(maxsize=8)
+def _offer_lookup(max_offer: int) -> frozenset[Counts]:
+    return frozenset(offer_sets(max_offer))
+
+
 def apply_move(state: State, move: Move) -> State:
     """Apply a move of the player to move.
 
     Raises:
         IllegalMoveError: when the move is not legal in ``state``.
     """
-    if move not in legal_moves(state):
+    if not is_legal(state, move):
         raise IllegalMoveError(f"{move!r} is not legal here (stage {Stage(state.stage).name})")
     replace = dataclasses.replace
     if isinstance(move, Pass):

@@ -78,9 +78,7 @@ class Config:
         if not _is_int(self.yellow_min_count) or self.yellow_min_count < 1:
             raise ValueError(f"yellow_min_count must be an int >= 1, got {self.yellow_min_count!r}")
         if self.elimination_penalty is not None and not _is_int(self.elimination_penalty):
-            raise ValueError(
-                f"elimination_penalty must be None or an int, got {self.elimination_penalty!r}"
-            )
+            raise ValueError(f"elimination_penalty must be None or an int, got {self.elimination_penalty!r}")
         try:
             modifiers = frozenset(self.modifiers)
         except TypeError:
