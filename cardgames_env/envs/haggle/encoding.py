@@ -216,13 +216,13 @@ class HaggleEncoding(Encoding):
             return self._ask_mask.copy()
         if stage == Stage.TERMS:
             empty = rules.offer_is_empty(state)
-            key = (state.rules[state.proposer], empty)
-            mask = self._terms_cache.get(key)
+            terms_key = (state.rules[state.proposer], empty)
+            mask = self._terms_cache.get(terms_key)
             if mask is None:
                 mask = np.zeros(self.actions.size, dtype=np.int8)
                 for move in rules.legal_moves(state):
                     mask[self.encode(state, move)] = 1
-                self._terms_cache[key] = mask
+                self._terms_cache[terms_key] = mask
             return mask.copy()
         mask = np.zeros(self.actions.size, dtype=np.int8)
         if stage == Stage.RESPOND:

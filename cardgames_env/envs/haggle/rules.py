@@ -36,6 +36,7 @@ import dataclasses
 import functools
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
 import numpy as np
 
@@ -121,7 +122,7 @@ class Config:
     @property
     def scoring(self) -> scoring.Config:
         """The scorer's configuration (all 12 modifiers, this config's variants)."""
-        return self._scoring  # type: ignore[attr-defined,no-any-return]
+        return self._scoring  # type: ignore[attr-defined]
 
     @property
     def rule_copies(self) -> int:
@@ -504,7 +505,7 @@ def is_legal(state: State, move: Move) -> bool:
         if kind is not Accept or not _fits(state.ask, state.hands[state.target]):
             return False
         if state.request:
-            return move.show in state.rules[state.target]  # type: ignore[union-attr]
+            return move.show in state.rules[state.target]  # type: ignore[union-attr,operator]
         return move.show is None  # type: ignore[union-attr]
     if stage == Stage.SUBMIT:
         return (
@@ -596,7 +597,7 @@ def _next_turn(state: State, passes: int) -> State:
     if proposer == n:
         proposer, round_ = 0, round_ + 1
     over = passes >= n or round_ >= state.config.trading_rounds  # N passes in a row, or T rounds
-    common = dict(passes=passes, target=-1, give=EMPTY, ask=EMPTY, show=-1, request=False)
+    common: dict[str, Any] = dict(passes=passes, target=-1, give=EMPTY, ask=EMPTY, show=-1, request=False)
     if not over:
         return dataclasses.replace(state, stage=Stage.PROPOSE, proposer=proposer, round=round_, **common)
     round_ = state.config.trading_rounds
@@ -648,7 +649,7 @@ def returns(state: State) -> tuple[float, ...]:
 
 def winners(state: State) -> tuple[int, ...]:
     """Seats with the highest score (ties shared), once scored."""
-    values = reward_scores(points(state), state.config.eliminated_margin)  # type: ignore[arg-type]
+    values = reward_scores(points(state), state.config.eliminated_margin)
     best = max(values)
     return tuple(s for s, v in enumerate(values) if v == best)
 
@@ -682,7 +683,7 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
     known = {s: known_cards(state, player, s) for s in others}
     pool = list(
         _sub(
-            tuple(sum(c) for c in zip(*(state.hands[s] for s in others))),  # type: ignore[arg-type]
+            tuple(sum(c) for c in zip(*(state.hands[s] for s in others))),
             functools.reduce(_add, known.values(), EMPTY),
         )
     )

@@ -179,7 +179,7 @@ def score_counts(
     penalty = config.elimination_penalty
     # Step 2 (modifier 6): ELIMINATED, or the penalty variant per colour with >= 7 cards.
     eliminated = [6 in mods and penalty is None and max(h, default=0) >= ELIMINATION_COUNT for h in handed_t]
-    subtotal = [_subtotal(scored_t[i], mods) for i in range(n)]  # type: ignore[arg-type]
+    subtotal = [_subtotal(scored_t[i], mods) for i in range(n)]
     if 6 in mods and penalty is not None:
         for i, h in enumerate(handed_t):
             subtotal[i] += penalty * sum(1 for c in h if c >= ELIMINATION_COUNT)
