@@ -11,6 +11,8 @@ Measures, in one run on one machine:
   ``information_state_tensor`` and ``legal_actions_mask`` at every decision.
 
 It prints a Markdown table with the ratios against ``tictactoe_v3`` and OpenSpiel hearts.
+Rates are per CPU second of this process (``time.process_time``) and each figure is the best
+of a few rounds, so other work on the machine disturbs the comparison as little as possible.
 Figures, not tests: run it on a quiet machine::
 
     python benchmarks/bench_envs.py            # every env, best of 3 x 2 s per figure
@@ -38,9 +40,9 @@ def aec_steps_per_second(make: Callable[[], Any], seconds: float, seed: int = 0)
     rng = np.random.default_rng(seed)
     steps = 0
     episode = 0
-    start = time.perf_counter()
+    start = time.process_time()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while time.process_time() < deadline:
         env.reset(seed=seed + episode)
         episode += 1
         for _agent in env.agent_iter():
@@ -52,7 +54,7 @@ def aec_steps_per_second(make: Callable[[], Any], seconds: float, seed: int = 0)
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[rng.integers(legal.size)]))
             steps += 1
-    return steps / (time.perf_counter() - start)
+    return steps / (time.process_time() - start)
 
 
 def engine_games_per_second(name: str, options: dict[str, Any], seconds: float) -> float:
@@ -61,9 +63,9 @@ def engine_games_per_second(name: str, options: dict[str, Any], seconds: float) 
     config = rules.Config(**options)
     rng = np.random.default_rng(0)
     games = 0
-    start = time.perf_counter()
+    start = time.process_time()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while time.process_time() < deadline:
         state = rules.new_game(config, rules.sample_deal(config, rng))
         while not rules.is_terminal(state):
             if rules.current_player(state) == CHANCE:
@@ -72,7 +74,7 @@ def engine_games_per_second(name: str, options: dict[str, Any], seconds: float) 
             moves = rules.legal_moves(state)
             state = rules.apply_move(state, moves[rng.integers(len(moves))])
         games += 1
-    return games / (time.perf_counter() - start)
+    return games / (time.process_time() - start)
 
 
 def median_mask_microseconds(name: str, options: dict[str, Any], samples: int = 2000) -> float:
@@ -90,9 +92,9 @@ def median_mask_microseconds(name: str, options: dict[str, Any], samples: int = 
             env.step(None)
             continue
         decision = env._decision
-        t = time.perf_counter()
+        t = time.process_time()
         mask = env.encoding.legal_action_mask(decision)
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
         legal = np.flatnonzero(mask)
         env.step(int(legal[rng.integers(legal.size)]))
     return statistics.median(times) * 1e6
@@ -107,9 +109,9 @@ def openspiel_hearts_steps_per_second(seconds: float) -> float | None:
     game = pyspiel.load_game("hearts", {"pass_cards": False})
     rng = np.random.default_rng(0)
     steps = 0
-    start = time.perf_counter()
+    start = time.process_time()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while time.process_time() < deadline:
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
@@ -122,7 +124,7 @@ def openspiel_hearts_steps_per_second(seconds: float) -> float | None:
             legal = np.flatnonzero(mask)
             state.apply_action(int(legal[rng.integers(legal.size)]))
             steps += 1
-    return steps / (time.perf_counter() - start)
+    return steps / (time.process_time() - start)
 
 
 def best_of(rounds: int, measure: Callable[[], float | None]) -> float | None:

@@ -96,7 +96,9 @@ class CardGameEnv(AECEnv, EzPickle):
             self._rng = make_rng(seed)
         rules: RulesModule = self.rules
         state = rules.new_game(self.config, rules.sample_deal(self.config, self._rng))
-        self._decision = self.encoding.to_decision(self._resolve_chance(state))
+        state = self._resolve_chance(state)
+        self._decision = self.encoding.to_decision(state)
+        self._to_move = rules.current_player(state)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -107,7 +109,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self._eliminated: tuple[bool, ...] = (False,) * len(self.possible_agents)
         self._mask = None
         self.num_steps = 0
-        self.agent_selection = self.possible_agents[rules.current_player(self._state)]
+        self.agent_selection = self.possible_agents[self._to_move]
 
     def _resolve_chance(self, state: Any) -> Any:
         """Deal chance outcomes (new rounds) from the env's Generator until a player is to move."""
@@ -142,6 +144,7 @@ class CardGameEnv(AECEnv, EzPickle):
             decision = encoding.to_decision(state)
             next_player = rules.current_player(state)
         self._decision = decision
+        self._to_move = next_player
         self._mask = None
         self.num_steps += 1
 
@@ -186,7 +189,7 @@ class CardGameEnv(AECEnv, EzPickle):
     def action_mask(self) -> np.ndarray:
         """Return the legal-action mask of the agent to move (all zeros when the game is over)."""
         if self._mask is None:
-            if self.rules.current_player(self._state) < 0:
+            if self._to_move < 0:
                 self._mask = self._no_actions
             else:
                 self._mask = self.encoding.legal_action_mask(self._decision)

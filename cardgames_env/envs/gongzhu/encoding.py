@@ -6,10 +6,12 @@ to act after me, and so on. Nothing reveals another player's hand.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from cardgames_env.core.actions import ActionTable
-from cardgames_env.core.cards import mask_to_array
+from cardgames_env.core.cards import mask_to_array, mask_to_float32
 from cardgames_env.core.game import Encoding
 from cardgames_env.core.observation import ObservationLayout
 from cardgames_env.core.render import seat_label
@@ -44,6 +46,15 @@ _TRICK, _TRICK_LEADER, _LED_SUIT = _OFF["trick"], _OFF["trick_leader"], _OFF["le
 _ROTATIONS = tuple(tuple((p + r) % NUM_PLAYERS for r in range(NUM_PLAYERS)) for p in range(NUM_PLAYERS))
 
 
+@functools.lru_cache(maxsize=4096)
+def _score_tail(hand_points: tuple[int, ...], totals: tuple[int, ...], player: int) -> np.ndarray:
+    """The ``hand_points`` and ``totals`` pieces for ``player`` (cached: they change per trick)."""
+    seats = _ROTATIONS[player]
+    return np.array(
+        [hand_points[s] / 100 for s in seats] + [totals[s] / 1000 for s in seats], dtype=np.float32
+    )
+
+
 class GongZhuEncoding(Encoding):
     """Actions = card ids; observation = :data:`LAYOUT` from the observer's seat."""
 
@@ -73,16 +84,18 @@ class GongZhuEncoding(Encoding):
             bits |= 1 << (_TRICK_LEADER + lead_rel) | 1 << (_LED_SUIT + trick[0] // 13)
             for i, card in enumerate(trick):
                 bits |= 1 << (_TRICK + 52 * ((lead_rel + i) % NUM_PLAYERS) + card)
-        obs = np.zeros(LAYOUT.size, dtype=np.float32)
-        obs[:_BINARY_END] = mask_to_array(bits, _BINARY_END)
-        hp, totals = state.hand_points, state.totals
-        if any(hp) or any(totals):
-            obs[_BINARY_END:] = [hp[s] / 100 for s in seats] + [totals[s] / 1000 for s in seats]
+        obs = mask_to_float32(bits, LAYOUT.size)
+        if any(state.hand_points) or any(state.totals):
+            obs[_BINARY_END:] = _score_tail(state.hand_points, state.totals, player)
         return obs
 
     def legal_action_mask(self, state: State) -> np.ndarray:
         """Return the int8 mask of playable cards (follow suit)."""
         return mask_to_array(rules.legal_mask(state), 52).view(np.int8)
+
+    def apply_action(self, state: State, action: int) -> State:
+        """Play the card of a mask-checked action (skips re-validating it)."""
+        return rules.play_checked_card(state, action)
 
     def encode(self, state: State, move: Play) -> int:
         """Return the action of a move (its card id)."""

@@ -17,6 +17,7 @@ Notes on this implementation:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -29,12 +30,12 @@ from .cards import (
     DECK_SIZE,
     FULL_DECK,
     HAND_SIZE,
+    NOTATION,
     NUM_PLAYERS,
     PIG,
     SPADE_TWO,
     SUIT_MASKS,
     card_str,
-    notation_of,
     parse_card,
     point_mask_of,
 )
@@ -257,6 +258,14 @@ def apply_move(state: State, move: Move) -> State:
     card = move.card
     if not (0 <= card < DECK_SIZE and legal_mask(state) >> card & 1):
         raise IllegalMoveError(f"{move} is not legal here")
+    return play_checked_card(state, card)
+
+
+def play_checked_card(state: State, card: int) -> State:
+    """Play ``card`` for the player to move; the caller has checked it is in :func:`legal_mask`.
+
+    The env's step validates actions against the mask already, so it plays through here.
+    """
     seat = (state.leader + len(state.trick)) % NUM_PLAYERS
     bit = 1 << card
     hands = list(state.hands)
@@ -290,25 +299,23 @@ def _finish_trick(
     captured = list(state.captured)
     captured[winner] |= mask_of(trick)
     point_masks = list(state.point_masks)
-    point_masks[winner] = point_mask_of(captured[winner])
+    point_masks[winner] |= point_mask_of(mask_of(trick))
     hand_points = list(state.hand_points)
-    hand_points[winner] = score(notation_of(captured[winner]))
+    hand_points[winner] = score_point_mask(point_masks[winner])
     pig_taker = winner if PIG in trick else state.pig_taker
     totals = state.totals
     if not any(hands):  # section 3: score every player's captured cards at the end of the hand
         totals = tuple(t + p for t, p in zip(totals, hand_points))
-    return state._replace(
-        hands=hands,
-        played=played,
-        voids=voids,
-        trick=(),
-        leader=winner,
-        captured=tuple(captured),
-        point_masks=tuple(point_masks),
-        hand_points=tuple(hand_points),
-        pig_taker=pig_taker,
-        totals=totals,
+    return State(
+        state.config, hands, winner, (), tuple(captured), played, voids, tuple(point_masks),
+        tuple(hand_points), totals, state.hand_number, pig_taker, state.last_hand_points,
     )
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def score_point_mask(point_mask: int) -> int:
+    """Score a 16-bit point-card mask (bit ``i`` = ``NOTATION[i]``) with :func:`scoring.score`."""
+    return score("".join(sym for i, sym in enumerate(NOTATION) if point_mask >> i & 1))
 
 
 def points(state: State) -> tuple[int, ...]:
@@ -318,7 +325,8 @@ def points(state: State) -> tuple[int, ...]:
 
 def returns(state: State) -> tuple[float, ...]:
     """RL return accrued so far: completed hands' points / 100 (per-hand reward model)."""
-    return tuple(t / 100 for t in state.totals)
+    t = state.totals
+    return (t[0] / 100, t[1] / 100, t[2] / 100, t[3] / 100)
 
 
 def winners(state: State) -> tuple[int, ...]:
