@@ -228,14 +228,14 @@ def test_face_only_sets():
     assert readings_of_mask(0) == frozenset()
 
 
-def brute_plays(hand: int, table, lone_qk_wild=False):
+def brute_plays(hand: int, table, lone_qk_wild=False, natural_runs=True):
     """Every subset of the hand, read with ``readings``; keep the best legal rank per kind."""
     ids = ids_of(hand)
     out = {}
     for size in range(1, len(ids) + 1):
         for subset in itertools.combinations(ids, size):
             cards = sum(1 << c for c in subset)
-            for rd in readings_of_mask(cards, lone_qk_wild):
+            for rd in readings_of_mask(cards, lone_qk_wild, natural_runs):
                 if table is not None and not beats(rd, table):
                     continue
                 kind = 0 if rd[0] == "bomb" else rd[1]
@@ -245,8 +245,8 @@ def brute_plays(hand: int, table, lone_qk_wild=False):
     return out
 
 
-@pytest.mark.parametrize("lone_qk_wild", [False, True])
-def test_legal_plays_match_brute_force(lone_qk_wild):
+@pytest.mark.parametrize("lone_qk_wild,natural_runs", [(False, True), (True, True), (False, False)])
+def test_legal_plays_match_brute_force(lone_qk_wild, natural_runs):
     rng = random.Random(5)
     for _ in range(150):
         hand = sum(1 << c for c in rng.sample(range(36), rng.randint(1, 8)))
@@ -260,12 +260,12 @@ def test_legal_plays_match_brute_force(lone_qk_wild):
             ("bomb", rng.choice(BOMB_ORDER)),
         ]
         for table in tables:
-            plays = legal_plays(hand, table, lone_qk_wild)
+            plays = legal_plays(hand, table, lone_qk_wild, natural_runs)
             got = {(c, k): r for c, k, r in plays}
             assert len(got) == len(plays)
-            assert got == brute_plays(hand, table, lone_qk_wild)
+            assert got == brute_plays(hand, table, lone_qk_wild, natural_runs)
             if table is None:  # the per-lowest-card split covers the same plays exactly once
-                split = [p for c in ids_of(hand) for p in legal_plays(hand, None, lone_qk_wild, lowest=c)]
+                split = [p for c in ids_of(hand) for p in legal_plays(hand, None, lone_qk_wild, natural_runs, c)]
                 assert sorted(split) == sorted(plays)
 
 

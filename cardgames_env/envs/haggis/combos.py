@@ -367,7 +367,7 @@ def legal_plays(
                     best[(1 << face) << 3 | 1] = rank
 
     for m, _length, top, region, naturals, slots in templates:
-        if top <= min_top or naturals & ~faces:
+        if top <= min_top or naturals & ~faces or (naturals and not natural_runs):
             continue
         wild = faces & ~naturals
         n_wild = _popcount(wild)
