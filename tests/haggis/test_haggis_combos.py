@@ -265,7 +265,8 @@ def test_legal_plays_match_brute_force(lone_qk_wild, natural_runs):
             assert len(got) == len(plays)
             assert got == brute_plays(hand, table, lone_qk_wild, natural_runs)
             if table is None:  # the per-lowest-card split covers the same plays exactly once
-                split = [p for c in ids_of(hand) for p in legal_plays(hand, None, lone_qk_wild, natural_runs, c)]
+                flags = (lone_qk_wild, natural_runs)
+                split = [p for c in ids_of(hand) for p in legal_plays(hand, None, *flags, lowest=c)]
                 assert sorted(split) == sorted(plays)
 
 

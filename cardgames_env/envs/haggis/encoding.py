@@ -28,7 +28,8 @@ from cardgames_env.core.render import seat_label
 
 from . import rules
 from .cards import FACE_MASK, NUM_CARD_IDS, NUMBER_MASK, card_str, cards_str, parse_card
-from .combos import BOMB_KIND, BOMB_RANK, Play as PlayTuple, legal_plays, reading_str, readings_of_mask
+from .combos import BOMB_KIND, BOMB_RANK, legal_plays, reading_str, readings_of_mask
+from .combos import Play as PlayTuple
 from .rules import Config, Move, Pass, Play, State
 
 NUM_DECLARE = 5
@@ -53,7 +54,7 @@ LAYOUT = ObservationLayout(
         ("played", (2, 39), "cards each relative seat played this hand (numbers, then its own J,Q,K)"),
         ("selection", 39, "cards I have selected for the play I am building (only while I choose)"),
         ("table_empty", 1, "1 when no combination is on the table (the player to move leads)"),
-        ("table_kind", 10, "table combination: sequence of multiplicity 1–4, or bomb rainbow,JQ,JK,QK,JQK,suited"),
+        ("table_kind", 10, "table kind: sequence of multiplicity 1–4, bomb rainbow,JQ,JK,QK,JQK,suited"),
         ("table_length", 12, "one-hot length 1–12 of the table sequence"),
         ("table_rank", 12, "one-hot rank 2–13 of the table sequence"),
         ("table_player", 2, "relative seat that played the table combination"),
