@@ -15,6 +15,7 @@ from cardgames_env.core.rng import make_rng
 
 HEURISTICS: dict[str, str] = {
     "gongzhu": "cardgames_env.agents.gongzhu:GongZhuHeuristic",
+    "haggis": "cardgames_env.agents.haggis:HaggisHeuristic",
 }
 """Game id -> ``module:class`` of its heuristic agent."""
 
