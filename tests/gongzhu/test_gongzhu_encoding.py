@@ -7,7 +7,7 @@ import pytest
 
 from cardgames_env.core.cards import mask_of
 from cardgames_env.envs.gongzhu import rules
-from cardgames_env.envs.gongzhu.cards import parse_card
+from cardgames_env.envs.gongzhu.cards import parse_card, point_mask_of
 from cardgames_env.envs.gongzhu.encoding import ACTIONS, LAYOUT, GongZhuEncoding
 from cardgames_env.envs.gongzhu.rules import Config, Play
 
@@ -46,6 +46,7 @@ def test_observation_pieces_from_an_explicit_state():
         leader=3,
         trick=(C("3S"), C("QS")),
         captured=(0, 0, mask_of([C("JD"), C("AH")]), 0),
+        point_masks=(0, 0, point_mask_of(mask_of([C("JD"), C("AH")])), 0),
         played=(mask_of([C("QS")]), 0, 0, mask_of([C("3S")])),
         voids=(0, 0, 1, 0),
         hand_points=(0, 0, 50, 0),
