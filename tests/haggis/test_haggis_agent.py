@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from cardgames_env import haggis_v0
 from cardgames_env.agents.base import make_agent
+from cardgames_env.agents.haggis import HaggisHeuristic
 
 
 def test_heuristic_is_legal_and_beats_random():
@@ -30,24 +31,19 @@ def test_heuristic_is_legal_and_beats_random():
 
 
 def test_heuristic_goes_out_when_it_can():
-    env = haggis_v0.raw_env()
-    env.reset(seed=0)
-    agent = make_agent("heuristic", env)
     from cardgames_env.envs.haggis import rules
     from cardgames_env.envs.haggis.cards import mask_of_strings
+    from cardgames_env.envs.haggis.encoding import HaggisEncoding
 
-    state = env.unwrapped.state()
+    encoding = HaggisEncoding(rules.Config())
+    agent = HaggisHeuristic(encoding, seed=0)
     hand = mask_of_strings("2S 3S 4S".split())
-    state = rules.State(config=state.config, hands=(hand, hand << 1), to_move=0)
-    env._decision = env.encoding.to_decision(state)
-    env._mask = None
-    env.agent_selection = "player_0"
+    decision = encoding.to_decision(rules.State(config=rules.Config(), hands=(hand, hand << 1), to_move=0))
     played = []
-    while env.unwrapped.state().hand_number == 1:
-        obs = env.observe("player_0")
-        action = agent.act(obs["observation"], obs["action_mask"])
-        played.append(env.action_to_string(action))
-        env.step(action)
+    while not decision.state.hand_over:
+        action = agent.act(encoding.observe(decision, 0), encoding.legal_action_mask(decision))
+        played.append(encoding.action_to_string(decision, action))
+        decision = encoding.apply_action(decision, action)
     assert played == ["select 2S", "select 3S", "select 4S", "play 2S 3S 4S as run 2-4"]
     # going out with the run: the trick (3S = 1 point) and 5 x the opponent's 3 cards
-    assert env.unwrapped.state().totals == (1 + 15, 0)
+    assert decision.state.totals == (1 + 15, 0)
