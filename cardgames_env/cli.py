@@ -152,9 +152,13 @@ def cmd_play(args: argparse.Namespace) -> int:
         seat = env.possible_agents.index(agent)
         action = agents[seat].act(obs["observation"], obs["action_mask"])
         move = env.action_to_string(action)
+        before = env.state()
         env.step(action)
         if not args.quiet:
             print(f"{agent}: {move}")
+            event = env.encoding.describe_transition(before, env.state())
+            if event:
+                print(event)
     print(env.encoding.render(env._decision, viewer))
     points = env.rules.points(env.state())
     print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)))
