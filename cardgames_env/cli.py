@@ -144,7 +144,7 @@ def build_agents(env: Any, spec: str, seed: int) -> list[Any]:
         names = names * n
     if len(names) != n:
         raise UsageError(f"{env.metadata['name']} has {n} seats; --agents names {len(names)}")
-    agents = []
+    agents: list[Any] = []
     for seat, kind in enumerate(names):
         if kind == "human":
             agents.append(HumanAgent(env, seat))
@@ -293,7 +293,7 @@ def cmd_curve(args: argparse.Namespace) -> int:
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (UsageError), not usage plus message."""
 
-    def error(self, message: str) -> Any:  # type: ignore[override]
+    def error(self, message: str) -> Any:
         raise UsageError(message)
 
 

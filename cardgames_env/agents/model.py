@@ -154,6 +154,8 @@ class ModelAgent:
         self.deterministic = deterministic
         self.rng = make_rng(seed)
         self.name = name
+        self.sidecar: dict[str, Any] = {}
+        """The model's sidecar (env, options, sizes), when loaded from a file."""
 
     @classmethod
     def load(

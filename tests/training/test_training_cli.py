@@ -1,0 +1,140 @@
+"""``cardgames train / eval / league / curve``: bad input is one line and exit 2; small runs work."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from cardgames_env.cli import main
+from cardgames_env.registry import ALL_ENVS, load
+
+FIRST = ALL_ENVS[0]
+
+
+def _fails_with(capsys, argv, needle):
+    code = main(argv)
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert code == 2, captured
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("cardgames: error:") and needle in lines[0], lines[0]
+    assert "Traceback" not in captured.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["eval", "nope_v0", "--agent", "random", "--vs", "random"], "unknown env"),
+        (["league", "nope_v0", "--agents", "random,heuristic"], "unknown env"),
+        (["train", "nope_v0", "--timesteps", "10"], "unknown env"),
+        (["eval", FIRST, "--agent", "genius", "--vs", "random"], "unknown agent"),
+        (["eval", FIRST, "--agent", "random", "--vs", "no/such/model.zip"], "no model file"),
+        (["league", FIRST, "--agents", "random,genius"], "unknown agent"),
+        (["eval", FIRST, "--agent", "random", "--vs", "random", "--games", "0"], "--games must be"),
+        (["league", FIRST, "--agents", "random,heuristic", "--games", "-3"], "--games must be a positive"),
+        (["train", FIRST, "--timesteps", "0"], "--timesteps must be a positive"),
+        (["train", FIRST, "--n-envs", "0"], "--n-envs must be a positive"),
+        (["train", FIRST, "--eval-games", "-1"], "--eval-games must be a positive"),
+        (["train", FIRST, "--opponents", "everyone"], "invalid choice"),
+        (["train", FIRST, "--option", "nonsense=1"], "bad option"),
+        (["league", FIRST, "--agents", "random"], "at least two agents"),
+        (["eval", FIRST, "--agent", "random", "--vs", "random", "--games", "many"], "invalid int"),
+        (["curve", "/no/such/run"], "no eval.csv"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
+    _fails_with(capsys, argv, needle)
+
+
+def test_a_model_for_another_env_is_refused_by_eval(capsys, other_model_dir):
+    folder, _ = other_model_dir
+    argv = ["eval", FIRST, "--agent", str(folder), "--vs", "random", "--games", "2"]
+    _fails_with(capsys, argv, "trained for")
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_eval_prints_the_headline_figure(capsys, name):
+    players = len(load(name).raw_env().possible_agents)
+    assert main(["eval", name, "--agent", "heuristic", "--vs", "random", "--games", str(players)]) == 0
+    out = capsys.readouterr().out
+    assert ("win rate" if players == 2 else "points - others' mean") in out
+    assert "95% CI" in out
+
+
+def test_league_prints_and_saves_the_elo_table(capsys, tmp_path, model_dir):
+    agents = f"random,heuristic,{model_dir}"
+    argv = ["league", FIRST, "--agents", agents, "--games", "4", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "elo" in out and "heuristic" in out
+    with (tmp_path / f"elo_{FIRST}.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert {r["agent"] for r in rows} == {"random", "heuristic", model_dir.name}
+    assert [r for r in rows if r["agent"] == "random"][0]["elo"] == "1000.0"
+    assert all(int(r["games"]) == 8 for r in rows)
+    assert (tmp_path / f"elo_{FIRST}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_curve_redraws_a_learning_curve(capsys, tmp_path):
+    run = tmp_path / "run"
+    (run / "logs").mkdir(parents=True)
+    (run / "eval.csv").write_text(
+        "timesteps,opponent,games,metric,value,low,high,win_rate\n"
+        "0,random,40,win_rate,0.5,0.35,0.65,0.5\n1000,random,40,win_rate,0.7,0.55,0.82,0.7\n"
+    )
+    (run / "logs" / "progress.csv").write_text(
+        "time/total_timesteps,rollout/ep_rew_mean\n512,-0.2\n1024,0.1\n"
+    )
+    assert main(["curve", str(run)]) == 0
+    assert (run / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_game_configs_are_valid_json_over_the_default():
+    from cardgames_env.training.train import load_config
+
+    for name in ALL_ENVS:
+        config = load_config(load(name).raw_env().info.name)
+        assert config["timesteps"] > 0 and config["n_envs"] > 0
+        assert config["opponents"] in ("random", "heuristic", "selfplay")
+        assert {"learning_rate", "n_steps", "batch_size"} <= set(config["ppo"])
+    assert json.loads(json.dumps(load_config("no_such_game"))) == load_config("no_such_game")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_train_2000_steps_end_to_end(capsys, tmp_path, name):
+    """``cardgames train`` for 2,000 steps with self-play: snapshots, checkpoints, logs, model,
+    sidecar, learning curve and the final evaluations; then ``cardgames eval`` loads the model."""
+    overrides = tmp_path / "small.json"
+    overrides.write_text(json.dumps({
+        "ppo": {"n_steps": 256, "batch_size": 128, "net_arch": [64, 64]},
+        "checkpoint_every": 1000,
+        "selfplay": {"snapshot_every": 1000},
+        "eval": {"points": 2},
+    }))
+    out = tmp_path / "run"
+    argv = ["train", name, "--timesteps", "2000", "--opponents", "selfplay", "--n-envs", "2",
+            "--seed", "1", "--out", str(out), "--eval-games", "4", "--config", str(overrides),
+            "--no-progress"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "env steps/s inside MaskablePPO" in printed
+    assert "trained vs random" in printed
+    for path in ("model.zip", "model.json", "eval.csv", "learning_curve.png", "summary.json",
+                 "config.json", "logs/progress.csv"):
+        assert (out / path).is_file(), path
+    assert list((out / "logs").glob("events.out.tfevents.*"))
+    assert list((out / "checkpoints").glob("model_*_steps.zip"))
+    assert list((out / "checkpoints").glob("model_*_steps.json"))
+    assert list((out / "snapshots").glob("snapshot_*.zip"))
+    sidecar = json.loads((out / "model.json").read_text())
+    assert sidecar["env"] == name and sidecar["timesteps"] >= 2000
+    with (out / "eval.csv").open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows[0]["timesteps"] == "0" and int(rows[-1]["timesteps"]) >= 2000
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["steps_per_s"] > 0 and summary["final_evaluations"]
+    players = len(load(name).raw_env().possible_agents)
+    assert main(["eval", name, "--agent", str(out), "--vs", "random", "--games", str(players)]) == 0
