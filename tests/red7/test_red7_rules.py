@@ -274,13 +274,12 @@ def test_game_ends_at_target() -> None:
 
 
 def test_game_stops_when_too_few_cards_remain() -> None:
-    # 2 players need 16 cards: with 34 scored cards only 15 remain.
+    # 2 players need 16 cards for a deal: every card not in play has been scored already.
     state = game(["R1", "O1"], ["G7 R6 V2", "Y3"], advanced=True, player=1)
-    scored = M(" ".join(f"{c}{n}" for n in (4, 5, 6, 7) for c in "ROYGBI")) & ~M("G7 R6") | M("V4 V5 V6 V7 B3 I3 G3 B2 I2 G2 R2 Y2 O3 B1")
-    state = dataclasses.replace(state, scored=scored & ~(state.hands[0] | state.hands[1] | state.palettes[0] | state.palettes[1]))
-    assert 49 - state.scored.bit_count() - 1 < 16
-    state = play(state, "give up")
-    assert rules.is_terminal(state) and state.game_winner == 0
+    in_play = M("R1 O1 G7 R6 V2 Y3")
+    state = dataclasses.replace(state, scored=(1 << 49) - 1 & ~in_play)
+    state = play(state, "give up")  # P0 scores G7; 5 unscored cards remain
+    assert rules.is_terminal(state) and state.game_winner == 0 and state.scores == (7, 0)
 
 
 def test_tied_leaders_at_a_stop_draw() -> None:
