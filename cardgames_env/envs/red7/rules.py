@@ -752,8 +752,63 @@ def is_legal(state: State, move: Move) -> bool:
     return move in legal_moves(state)
 
 
+def _next_active(active: int, seat: int, n: int) -> int:
+    """The next seat after ``seat`` in turn order that is still in the round."""
+    for _ in range(n):
+        seat = seat + 1 if seat + 1 < n else 0
+        if active >> seat & 1:
+            return seat
+    return seat
+
+
+def _apply_turn_start(state: State, move: Move) -> State:
+    """Fast path of a play, discard or both without the action rule: one new state."""
+    p = state.player
+    kind = type(move)
+    hands = list(state.hands)
+    palettes = state.palettes
+    rule, canvas, discard = state.rule, state.canvas, -1
+    if kind is Play:
+        bit = 1 << move.card  # type: ignore[union-attr]
+        hands[p] &= ~bit
+        palettes = _with(palettes, p, palettes[p] | bit)
+    elif kind is Discard:
+        discard = move.card  # type: ignore[union-attr]
+        hands[p] &= ~(1 << discard)
+    else:
+        bit = 1 << move.play  # type: ignore[union-attr]
+        discard = move.discard  # type: ignore[union-attr]
+        hands[p] &= ~(bit | 1 << discard)
+        palettes = _with(palettes, p, palettes[p] | bit)
+    deck, known_top, known_hands = state.deck, state.known_top, state.known_hands
+    if discard >= 0:
+        canvas |= 1 << discard
+        rule = CARD_COLOUR[discard]
+        # Section 4.1: draw if the card's number exceeds the palette size (after this turn's play).
+        if state.config.advanced and deck and CARD_NUMBER[discard] > palettes[p].bit_count():
+            known = list(known_hands)
+            deck, known_top = _draw(hands, known, deck, known_top, p)
+            known_hands = tuple(known)
+    if known_hands[p] & ~hands[p]:
+        known_hands = _with(known_hands, p, known_hands[p] & hands[p])
+    config = state.config
+    strict = config.strict
+    new = State(
+        config=config, hands=tuple(hands), palettes=palettes, deck=deck, active=state.active,
+        player=_next_active(state.active, p, config.num_players) if strict else p,
+        rule=rule, canvas=canvas, phase=MAIN if strict else DONE, effect_card=-1, known_top=known_top,
+        known_hands=known_hands, out_public=state.out_public, out_hidden=state.out_hidden,
+        scores=state.scores, scored=state.scored, round_number=state.round_number,
+        status=PLAYING, winner=state.winner, game_winner=-1,
+    )
+    # Strict: the move was legal, so its player is winning and the turn simply passes on.
+    return new if strict else _end_turn(new)
+
+
 def apply_legal_move(state: State, move: Move) -> State:
     """Apply a move already known to be legal (the env checks its mask first); no re-check."""
+    if not state.config.action_rule and type(move) is not GiveUp:
+        return _apply_turn_start(state, move)
     if isinstance(move, GiveUp):
         return _next_turn(_eliminate(state, state.player))
     state = _turn_action(state, move)

@@ -29,6 +29,8 @@ from .cards import (
 
 RED, ORANGE, YELLOW, GREEN, BLUE, INDIGO, VIOLET = (int(c) for c in Colour)
 _COLOUR_LOW = COLOUR_MASKS[Colour.VIOLET]  # bits 0, 7, .., 42: a colour group shifted down
+_COLOUR_SPREAD = tuple(sum(_COLOUR_LOW << s for s in range(7) if m >> s & 1) for m in range(128))
+"""Cards of the colours whose in-group positions (``6 - colour``) are the bits of the index."""
 
 
 def _top(mask: int) -> int:
@@ -145,78 +147,88 @@ def strengths(palette: int) -> tuple[int, ...]:
     return tuple(strength(rule, palette) for rule in range(7))
 
 
+_ABOVE: tuple[int, ...] = tuple(FULL_DECK >> (x + 1) << (x + 1) for x in range(49))
+"""``_ABOVE[x]``: the cards with an id greater than ``x`` (0 <= x <= 48)."""
+
+
 def _above(x: int) -> int:
     """Cards with an id greater than ``x``."""
-    if x < 0:
-        return FULL_DECK
-    if x >= 48:
-        return 0
-    return FULL_DECK >> (x + 1) << (x + 1)
+    return FULL_DECK if x < 0 else (_ABOVE[x] if x < 49 else 0)
 
 
-def _reach(top: int, x: int) -> int:
-    """Cards ``c`` with ``max(top, c) > x`` (``top`` = -1 for none)."""
-    return FULL_DECK if top > x else _above(x)
-
-
-def winning_additions(palette: int, thresholds: Sequence[int]) -> tuple[int, ...]:
+def winning_additions(palette: int, thresholds: Sequence[int], rules: int = 0x7F) -> tuple[int, ...]:
     """For each rule ``k``: the cards ``c`` with ``strength(k, palette | c) > thresholds[k]``.
 
     Adding a card never lowers a strength, so a rule already beaten gives every card. The
-    result is exact for cards outside the palette (cards inside it change nothing).
+    result is exact for cards outside the palette (cards inside it change nothing). Rules
+    whose bit is not set in ``rules`` are skipped (their set is returned as 0).
     """
     base = strengths(palette)
-    result = []
+    result = [0, 0, 0, 0, 0, 0, 0]
     top = palette.bit_length() - 1
     for rule in range(7):
+        if not rules >> rule & 1:
+            continue
         t = thresholds[rule]
         if base[rule] > t:
-            result.append(FULL_DECK)
+            result[rule] = FULL_DECK
             continue
-        if rule == RED:
-            # 64 + max(top, c) > t
-            result.append(_reach(top, t - 64))
+        if rule == RED:  # 64 + max(top, c) > t, and top <= t - 64 here
+            result[rule] = _above(t - 64)
         elif rule == GREEN or rule == VIOLET:
             subset = EVEN_MASK if rule == GREEN else LOW_MASK
             q = palette & subset
             x = t - (q.bit_count() + 1) * 64  # need max(top of Q, c) > x
-            result.append(subset & _reach(q.bit_length() - 1, x))
+            result[rule] = subset if q.bit_length() - 1 > x else subset & _above(x)
         elif rule == BLUE:
             m = palette | palette >> 7
             m |= m >> 14
             m |= m >> 28
             m &= 0x7F
-            old = 0
-            for s in range(7):
-                if m >> s & 1:
-                    old |= _COLOUR_LOW << s
+            old = _COLOUR_SPREAD[m]
             count = m.bit_count()
-            result.append(
-                (old & _reach(top, t - count * 64))
-                | (FULL_DECK & ~old & _reach(top, t - (count + 1) * 64))
+            x_old, x_new = t - count * 64, t - (count + 1) * 64
+            result[rule] = (old if top > x_old else old & _above(x_old)) | (
+                FULL_DECK & ~old if top > x_new else ~old & _above(x_new)
             )
-        elif rule == ORANGE or rule == YELLOW:
-            groups = NUMBER_MASKS if rule == ORANGE else COLOUR_MASKS
+        elif rule == ORANGE:
             wins = 0
-            for g in groups:
-                q = palette & g
-                x = t - (q.bit_count() + 1) * 64
-                wins |= g & _reach(q.bit_length() - 1, x)
-            result.append(wins)
+            for n in range(7):
+                low = 7 * n
+                g = palette >> low & 0x7F
+                x = t - (g.bit_count() + 1) * 64
+                if x < low or g.bit_length() + low - 1 > x:
+                    wins |= 0x7F << low
+                elif x < low + 6:
+                    wins |= 0x7F << low & _ABOVE[x]
+            result[rule] = wins
+        elif rule == YELLOW:
+            wins = 0
+            for shift in range(7):
+                g = palette >> shift & _COLOUR_LOW
+                x = t - (g.bit_count() + 1) * 64
+                if x < shift or (g and g.bit_length() + shift - 1 > x):
+                    wins |= _COLOUR_LOW << shift
+                elif x < 42 + shift:
+                    wins |= _COLOUR_LOW << shift & _ABOVE[x]
+            result[rule] = wins
         else:  # INDIGO
             present = 0
             for n in range(7):
-                if palette & NUMBER_MASKS[n]:
+                if palette >> (7 * n) & 0x7F:
                     present |= 1 << n
             wins = 0
             for n in range(7):
                 length, top_number = RUN_TABLE[present | 1 << n]
                 if top_number == n:
                     x = t - length * 64
-                    wins |= NUMBER_MASKS[n] & _reach((palette & NUMBER_MASKS[n]).bit_length() - 1, x)
+                    if (palette & NUMBER_MASKS[n]).bit_length() - 1 > x:
+                        wins |= NUMBER_MASKS[n]
+                    else:
+                        wins |= NUMBER_MASKS[n] & _above(x)
                 elif length * 64 + _top(palette & NUMBER_MASKS[top_number]) > t:
                     wins |= NUMBER_MASKS[n]
-            result.append(wins)
+            result[rule] = wins
     return tuple(result)
 
 
