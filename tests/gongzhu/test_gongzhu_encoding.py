@@ -7,7 +7,7 @@ import pytest
 
 from cardgames_env.core.cards import mask_of
 from cardgames_env.envs.gongzhu import rules
-from cardgames_env.envs.gongzhu.cards import parse_card
+from cardgames_env.envs.gongzhu.cards import parse_card, point_mask_of
 from cardgames_env.envs.gongzhu.encoding import ACTIONS, LAYOUT, GongZhuEncoding
 from cardgames_env.envs.gongzhu.rules import Config, Play
 
@@ -46,6 +46,7 @@ def test_observation_pieces_from_an_explicit_state():
         leader=3,
         trick=(C("3S"), C("QS")),
         captured=(0, 0, mask_of([C("JD"), C("AH")]), 0),
+        point_masks=(0, 0, point_mask_of(mask_of([C("JD"), C("AH")])), 0),
         played=(mask_of([C("QS")]), 0, 0, mask_of([C("3S")])),
         voids=(0, 0, 1, 0),
         hand_points=(0, 0, 50, 0),
@@ -86,3 +87,18 @@ def test_string_round_trip():
         assert text.startswith("play ")
         assert ENC.string_to_action(state, text) == action
     assert ENC.string_to_action(state, "♥A") == C("AH") == ENC.encode(state, Play(C("AH")))
+
+
+def test_watching_narrates_tricks_and_hand_ends():
+    import contextlib
+    import io
+
+    from cardgames_env.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["play", "gongzhu_v0", "--agents", "heuristic,random,random,random", "--seed", "3"]) == 0
+    text = out.getvalue()
+    assert text.count("takes the trick") == 13
+    assert text.count("play ") == 52
+    assert "points: player_0" in text

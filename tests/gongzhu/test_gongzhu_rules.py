@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -80,7 +78,7 @@ def test_follow_suit_vectors():
 
 def test_leader_may_lead_hearts_in_trick_one():
     state = rules.new_game(Config(), SUIT_DEAL)
-    state = dataclasses.replace(state, hands=(hand("2S 5H") | 0, *state.hands[1:]))
+    state = state._replace(hands=(hand("2S 5H") | 0, *state.hands[1:]))
     assert Play(C("5H")) in rules.legal_moves(state)
 
 
@@ -176,7 +174,7 @@ def test_game_end_threshold():
     config = Config(game_end=-1000)
     over = rules.State(config=config, hands=(0, 0, 0, 0), leader=0, totals=(-1000, 0, 0, 0))
     assert rules.is_terminal(over)
-    not_over = dataclasses.replace(over, totals=(-999, 0, 0, 0))
+    not_over = over._replace(totals=(-999, 0, 0, 0))
     assert not rules.is_terminal(not_over) and rules.current_player(not_over) == CHANCE
     upper = Config(game_end=-1000, game_end_upper=1000)
     assert rules.is_terminal(rules.State(config=upper, hands=(0,) * 4, leader=0, totals=(1000, 0, 0, -5)))
