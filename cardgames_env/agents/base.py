@@ -15,6 +15,7 @@ from cardgames_env.core.rng import make_rng
 
 HEURISTICS: dict[str, str] = {
     "gongzhu": "cardgames_env.agents.gongzhu:GongZhuHeuristic",
+    "red7": "cardgames_env.agents.red7:Red7Heuristic",
 }
 """Game id -> ``module:class`` of its heuristic agent."""
 
