@@ -131,27 +131,24 @@ class Red7Encoding(Encoding):
         self.num_players = n = config.num_players
         self.layout = layout_for(n)
         s = {p.name: self.layout.slice(p.name) for p in self.layout.pieces}
-        self._bits = 49 * (_BIT_BLOCKS + 2 * n)
-        assert s["rule"].start == self._bits
+        # Every 0/1 piece (hand .. phase) is one bitmask; hand_sizes, deck_size, scores follow.
+        self._bits = s["hand_sizes"].start
+        assert s["effect_card"].stop == s["rule"].start == 49 * (_BIT_BLOCKS + 2 * n)
         self._rule0 = s["rule"].start
         self._active0 = s["active"].start
         self._winning0 = s["winning"].start
         self._move0 = s["to_move"].start
         self._phase0 = s["phase"].start
-        self._sizes = s["hand_sizes"]
-        self._deck = s["deck_size"].start
-        self._scores = s["scores"]
+        self._tail0 = s["hand_sizes"].start
         self._fast_mask = config.strict and not config.action_rule
+        self._rotations = tuple(tuple((p + r) % n for r in range(n)) for p in range(n))
 
     # -- observation ---------------------------------------------------------------------------
     def observe(self, state: State, player: int) -> np.ndarray:
         """Return ``player``'s observation vector (float32)."""
         n = self.num_players
-        seats = [(player + r) % n for r in range(n)]
+        seats = self._rotations[player]
         hands, palettes, known = state.hands, state.palettes, state.known_hands
-        deck_known = 0
-        for card in state.deck[: state.known_top]:
-            deck_known |= 1 << card
         big = hands[player]
         shift = 49
         for seat in seats:
@@ -162,29 +159,35 @@ class Red7Encoding(Encoding):
         for seat in seats:
             big |= known[seat] << shift
             shift += 49
-        effect = 1 << state.effect_card if state.effect_card >= 0 and state.status == PLAYING else 0
-        big |= (
-            deck_known << shift | state.out_public << (shift + 49) | state.scored << (shift + 98)
-            | effect << (shift + 147)
-        )
-        obs = np.zeros(self.layout.size, dtype=np.float32)
-        obs[: self._bits] = mask_to_array(big, self._bits)
-        obs[self._rule0 + state.rule] = 1.0
+        if state.known_top:
+            deck_known = 0
+            for card in state.deck[: state.known_top]:
+                deck_known |= 1 << card
+            big |= deck_known << shift
+        big |= state.out_public << (shift + 49) | state.scored << (shift + 98)
+        playing = state.status == PLAYING
+        if state.effect_card >= 0 and playing:
+            big |= 1 << (shift + 147 + state.effect_card)
+        big |= 1 << (self._rule0 + state.rule)
         active = state.active
         for r, seat in enumerate(seats):
             if active >> seat & 1:
-                obs[self._active0 + r] = 1.0
+                big |= 1 << (self._active0 + r)
         winner = rules.winning_seat(state)
         if winner is not None:
-            obs[self._winning0 + (winner - player) % n] = 1.0
-        if state.status == PLAYING:
-            obs[self._move0 + (state.player - player) % n] = 1.0
-            obs[self._phase0 + state.phase] = 1.0
-        obs[self._sizes] = [hands[seat].bit_count() / 7 for seat in seats]
-        obs[self._deck] = len(state.deck) / NUM_CARDS
+            big |= 1 << (self._winning0 + (winner - player) % n)
+        if playing:
+            big |= 1 << (self._move0 + (state.player - player) % n) | 1 << (self._phase0 + state.phase)
+        obs = np.empty(self.layout.size, dtype=np.float32)
+        obs[: self._bits] = mask_to_array(big, self._bits)
+        tail = [hands[seat].bit_count() / 7 for seat in seats]
+        tail.append(len(state.deck) / NUM_CARDS)
         if state.config.advanced:
             target = state.config.target
-            obs[self._scores] = [state.scores[seat] / target for seat in seats]
+            tail += [state.scores[seat] / target for seat in seats]
+        else:
+            tail += [0.0] * n
+        obs[self._tail0 :] = tail
         return obs
 
     # -- mask ----------------------------------------------------------------------------------

@@ -313,32 +313,37 @@ StateOrConfig = State | Config
 _replace = dataclasses.replace
 
 
+def _pile_mask(pile: tuple[int, ...]) -> int:
+    """Bitmask of a pile of card ids; ``ValueError`` for a bad id or a card twice."""
+    mask = 0
+    for card in pile:
+        mask |= 1 << card
+    if pile and (min(pile) < 0 or max(pile) >= NUM_CARDS) or mask.bit_count() != len(pile):
+        raise ValueError(f"a pile of the deal has an invalid card id or a card twice: {pile}")
+    return mask
+
+
 def _check_deal(num_players: int, deal: Deal, allowed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Validate a deal and return (hand masks, palette masks)."""
     if len(deal.hands) != num_players or len(deal.palettes) != num_players:
         raise ValueError(
             f"a deal needs {num_players} hands and palettes, got {len(deal.hands)} and {len(deal.palettes)}"
         )
+    hands = tuple(_pile_mask(h) for h in deal.hands)
+    palettes = tuple(_pile_mask(p) for p in deal.palettes)
+    piles = (*hands, *palettes, _pile_mask(tuple(deal.deck)))
     seen = 0
-    masks: list[list[int]] = [[], []]
-    for kind, piles in enumerate((deal.hands, deal.palettes)):
-        for pile in piles:
-            mask = 0
-            for card in pile:
-                if not 0 <= card < NUM_CARDS or (seen | mask) >> card & 1:
-                    raise ValueError(f"card {card} is not a valid card or appears twice in the deal")
-                mask |= 1 << card
-            seen |= mask
-            masks[kind].append(mask)
-    for card in deal.deck:
-        if not 0 <= card < NUM_CARDS or seen >> card & 1:
-            raise ValueError(f"deck card {card} is not a valid card or appears twice in the deal")
-        seen |= 1 << card
+    total = 0
+    for mask in piles:
+        seen |= mask
+        total += mask.bit_count()
+    if seen.bit_count() != total:
+        raise ValueError("a card appears twice in the deal")
     if seen & ~allowed:
         raise ValueError("the deal uses cards that are out of the game (scored)")
-    if not all(masks[1]):
+    if not all(palettes):
         raise ValueError("every palette needs at least one card (red7.md section 1)")
-    return tuple(masks[0]), tuple(masks[1])
+    return hands, palettes
 
 
 def red_leader(palettes: tuple[int, ...]) -> int:
