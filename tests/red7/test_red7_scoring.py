@@ -130,3 +130,17 @@ def test_matches_brute_force_on_random_palettes() -> None:
         assert winning_player(rule, palettes) == _brute_winner(rule, palettes), (rule, palettes)
         q = _q(rule, palettes[0])
         assert scored_points(rule, palettes[0]) == sum(int(c[1]) for c in q)
+
+
+def test_strength_tables_agree_with_qualifying_sets() -> None:
+    """strengths() (one pass, cached) = |Q| * 64 + highest card of Q for every rule."""
+    from cardgames_env.envs.red7.scoring import qualifying, strength, strengths
+
+    rng = random.Random(11)
+    for _ in range(3000):
+        palette = sum(1 << c for c in rng.sample(range(49), rng.randint(0, 12)))
+        for rule in range(7):
+            q = qualifying(rule, palette)
+            expected = q.bit_count() * 64 + q.bit_length() - 1 if q else 0
+            assert strength(rule, palette) == expected
+            assert strengths(palette)[rule] == expected

@@ -67,7 +67,9 @@ def pair_action(play: int, discard: int) -> int:
 
 
 def _decode_table() -> tuple[Move, ...]:
-    table: list[Move] = [Play(c) for c in range(49)] + [Discard(c) for c in range(49)]
+    table: list[Move] = []
+    table += [Play(c) for c in range(49)]
+    table += [Discard(c) for c in range(49)]
     for c in range(49):
         table += [PlayDiscard(c, d) for d in range(49) if d != c]
     table.append(GiveUp())

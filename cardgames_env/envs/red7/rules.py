@@ -31,6 +31,7 @@ Notes on this implementation:
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -206,7 +207,9 @@ class EndTurn:
 
 Move = Play | Discard | PlayDiscard | GiveUp | Take | SevenCanvas | SevenDeck | EndTurn
 
-_ONE_CARD_MOVES = {"play": Play, "discard": Discard, "take": Take, "canvas": SevenCanvas, "deck": SevenDeck}
+_ONE_CARD_MOVES: dict[str, Callable[[int], Move]] = {
+    "play": Play, "discard": Discard, "take": Take, "canvas": SevenCanvas, "deck": SevenDeck,
+}
 
 
 def parse_move(text: str) -> Move:
@@ -691,7 +694,9 @@ def _candidates(state: State) -> list[Move]:
             moves += [SevenDeck(c) for c in others]
         return moves
     if phase == CANVAS:
-        return [Discard(c) for c in hand_cards] + [EndTurn()]
+        canvas_moves: list[Move] = [Discard(c) for c in hand_cards]
+        canvas_moves.append(EndTurn())
+        return canvas_moves
     return []
 
 

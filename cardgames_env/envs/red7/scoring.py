@@ -143,8 +143,40 @@ def strength(rule: int, palette: int) -> int:
 
 @lru_cache(maxsize=1 << 16)
 def strengths(palette: int) -> tuple[int, ...]:
-    """Return the palette's strength under each of the seven rules (cached: palettes repeat)."""
-    return tuple(strength(rule, palette) for rule in range(7))
+    """Return the palette's strength under each of the seven rules (cached: palettes repeat).
+
+    Same values as :func:`strength` for each rule, computed in one pass over the groups.
+    """
+    if not palette:
+        return (0, 0, 0, 0, 0, 0, 0)
+    top = palette.bit_length() - 1
+    orange = present = 0
+    for n in range(7):
+        group = palette >> (7 * n) & 0x7F
+        if group:
+            present |= 1 << n
+            value = group.bit_count() * 64 + 7 * n + group.bit_length() - 1
+            if value > orange:
+                orange = value
+    yellow = colours = 0
+    for shift in range(7):
+        group = palette >> shift & _COLOUR_LOW
+        if group:
+            colours += 1
+            value = group.bit_count() * 64 + group.bit_length() - 1 + shift
+            if value > yellow:
+                yellow = value
+    even, low = palette & EVEN_MASK, palette & LOW_MASK
+    length, top_number = RUN_TABLE[present]
+    return (
+        64 + top,
+        orange,
+        yellow,
+        even.bit_count() * 64 + even.bit_length() - 1 if even else 0,
+        colours * 64 + top,
+        length * 64 + (palette & NUMBER_MASKS[top_number]).bit_length() - 1,
+        low.bit_count() * 64 + low.bit_length() - 1 if low else 0,
+    )
 
 
 _ABOVE: tuple[int, ...] = tuple(FULL_DECK >> (x + 1) << (x + 1) for x in range(49))
