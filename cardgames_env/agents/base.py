@@ -17,6 +17,7 @@ HEURISTICS: dict[str, str] = {
     "gongzhu": "cardgames_env.agents.gongzhu:GongZhuHeuristic",
     "haggle": "cardgames_env.agents.haggle:HaggleHeuristic",
     "haggis": "cardgames_env.agents.haggis:HaggisHeuristic",
+    "red7": "cardgames_env.agents.red7:Red7Heuristic",
 }
 """Game id -> ``module:class`` of its heuristic agent."""
 
