@@ -40,14 +40,21 @@ def test_sb3_env_checker_passes(name):
     _quiet_check(check_env, SingleAgentEnv(name, opponents="random"))
 
 
-@pytest.mark.parametrize("name", ALL_ENVS)
-def test_learner_rewards_add_up_to_its_final_return_in_every_seat(name):
+VARIANTS = [
+    pytest.param(name, options, id=f"{name}[{','.join(f'{k}={v}' for k, v in options.items()) or 'default'}]")
+    for name in ALL_ENVS
+    for options in load(name).TEST_VARIANTS
+]
+
+
+@pytest.mark.parametrize(("name", "options"), VARIANTS)
+def test_learner_rewards_add_up_to_its_final_return_in_every_seat(name, options):
     """Summed step rewards = the rules' final return of the learner's seat, for every seat.
 
-    A wrapper that dropped rewards paid on opponents' turns (terminal rewards usually are)
-    or that mixed seats would fail this.
+    A wrapper that dropped rewards paid on opponents' turns (terminal rewards usually are),
+    lost them to dead steps after an elimination, or mixed seats would fail this.
     """
-    env = SingleAgentEnv(name, opponents="random", seed=3)
+    env = SingleAgentEnv(name, options, opponents="random", seed=3)
     seats_seen = set()
     nonzero_finals = 0
     rng = np.random.default_rng(0)
