@@ -7,7 +7,9 @@ seat (the other seats all held by the opponent). The headline figure is
 * two players: the win rate (draws count half) with a 95% Wilson interval;
 * more players (Gong Zhu, Haggle, Red7 with 3-4): the mean of the agent's game points minus
   the mean points of the other seats, with a 95% interval over the deals (the rotations of
-  one deal are averaged first, so the samples are independent).
+  one deal are averaged first, so the samples are independent). A game whose points can be
+  missing (Haggle reports ``None`` for an ELIMINATED player) compares episode returns
+  instead: ``eval.metric`` in its training config (``"points"`` or ``"return"``).
 
 Both figures are computed for every match (:class:`MatchResult`). Pure numpy: agents that
 are models need the ``train`` extra only to be loaded.
@@ -28,6 +30,7 @@ from cardgames_env.agents.base import Agent, make_agent
 from cardgames_env.core.aec import CardGameEnv
 from cardgames_env.registry import load
 
+from .config import score_by
 from .stats import bradley_terry, elo_from_strengths, mean_interval, wilson_interval
 
 AgentSpec = str | Agent
@@ -89,7 +92,7 @@ def agent_label(spec: AgentSpec) -> str:
 
 @dataclass(frozen=True)
 class GameRecord:
-    """One finished game: each seat's episode return and game points, and its length."""
+    """One finished game: each seat's episode return and game points (NaN if none), and its length."""
 
     returns: tuple[float, ...]
     points: tuple[float, ...]
@@ -132,7 +135,7 @@ def play_game(env: CardGameEnv, agents: Sequence[Agent], seed: int) -> GameRecor
         steps += 1
         if steps > _MAX_STEPS:
             raise RuntimeError(f"a game of {raw.metadata['name']} ran past {_MAX_STEPS} steps")
-    points = tuple(float(p) for p in raw.rules.points(raw.state()))
+    points = tuple(math.nan if p is None else float(p) for p in raw.rules.points(raw.state()))
     return GameRecord(tuple(totals), points, steps)
 
 
@@ -141,7 +144,7 @@ def outcome(record: GameRecord, seat: int) -> float:
 
     With more than two players a win is sole first place and a draw a shared first place.
     """
-    keys = [(r, p) for r, p in zip(record.returns, record.points)]
+    keys = [(r, -math.inf if math.isnan(p) else p) for r, p in zip(record.returns, record.points)]
     mine = keys[seat]
     best_other = max(k for s, k in enumerate(keys) if s != seat)
     if mine > best_other:
@@ -161,8 +164,9 @@ class MatchResult:
         wins, draws, losses: outcomes (see :func:`outcome`).
         win_rate: ``(wins + draws / 2) / games``; ``win_ci`` its 95% Wilson interval.
         points_diff: mean over deals of (agent's points - mean points of the other seats);
-            ``points_diff_ci`` its 95% interval.
+            ``points_diff_ci`` its 95% interval (NaN when some points were missing).
         return_diff: the same with episode returns.
+        score_by: what the multi-player headline compares, ``"points"`` or ``"return"``.
         records: every game with the agent's seat.
     """
 
@@ -180,22 +184,26 @@ class MatchResult:
     points_diff_ci: tuple[float, float]
     return_diff: float
     return_diff_ci: tuple[float, float]
+    score_by: str = "points"
     records: list[tuple[int, GameRecord]] = field(default_factory=list, repr=False)
 
     @property
     def metric(self) -> str:
-        """Name of the headline figure: ``win_rate`` (two players) or ``points_diff``."""
-        return "win_rate" if self.num_players == 2 else "points_diff"
+        """Name of the headline figure: ``win_rate`` (two players), ``points_diff`` or ``return_diff``."""
+        if self.num_players == 2:
+            return "win_rate"
+        return "points_diff" if self.score_by == "points" else "return_diff"
 
     @property
     def value(self) -> float:
         """The headline figure."""
-        return self.win_rate if self.num_players == 2 else self.points_diff
+        return float(getattr(self, self.metric))
 
     @property
     def ci(self) -> tuple[float, float]:
         """95% interval of the headline figure."""
-        return self.win_ci if self.num_players == 2 else self.points_diff_ci
+        return {"win_rate": self.win_ci, "points_diff": self.points_diff_ci,
+                "return_diff": self.return_diff_ci}[self.metric]
 
     def summary(self) -> str:
         """Return one line: the headline figure with its interval and the game count."""
@@ -207,9 +215,10 @@ class MatchResult:
                 f"(W-D-L {self.wins}-{self.draws}-{self.losses}; "
                 f"points diff {self.points_diff:+.2f})"
             )
-        low, high = self.points_diff_ci
+        low, high = self.ci
+        what = "points" if self.score_by == "points" else "return"
         return (
-            head + f"points - others' mean {self.points_diff:+.2f} [95% CI {low:+.2f}, {high:+.2f}] "
+            head + f"{what} - others' mean {self.value:+.2f} [95% CI {low:+.2f}, {high:+.2f}] "
             f"(first place {self.wins}, shared {self.draws}; win rate {self.win_rate:.3f})"
         )
 
@@ -228,11 +237,14 @@ def evaluate(
     options: Mapping[str, Any] | None = None,
     agent_name: str | None = None,
     opponent_name: str | None = None,
+    metric: str | None = None,
 ) -> MatchResult:
     """Play ``agent`` in one seat against ``opponent`` in every other seat over ``games`` games.
 
     Deal ``k`` (seed ``seed + k``) is played once per seat of the agent (twice with the seats
     swapped for two players); use a multiple of the player count for a balanced evaluation.
+    ``metric`` (``"points"`` or ``"return"``) picks the multi-player headline; ``None`` takes
+    the game's ``eval.metric`` setting.
 
     Raises:
         ValueError: for a non-positive game count, an unknown env or agent, or a model
@@ -249,11 +261,17 @@ def evaluate(
         block, seat = _seat_plan(n, game)
         seats = [mine.agent(s) if s == seat else theirs.agent(s) for s in range(n)]
         records.append((seat, play_game(raw, seats, seed + block)))
-    return summarize(raw.metadata["name"], mine.label, theirs.label, n, records)
+    by = metric or score_by(raw.info.name)
+    return summarize(raw.metadata["name"], mine.label, theirs.label, n, records, by)
 
 
 def summarize(
-    env_name: str, agent: str, opponent: str, num_players: int, records: list[tuple[int, GameRecord]]
+    env_name: str,
+    agent: str,
+    opponent: str,
+    num_players: int,
+    records: list[tuple[int, GameRecord]],
+    by: str = "points",
 ) -> MatchResult:
     """Compute a :class:`MatchResult` from ``(agent's seat, record)`` pairs in seat-plan order."""
     outcomes = [outcome(r, seat) for seat, r in records]
@@ -277,7 +295,7 @@ def summarize(
         env=env_name, agent=agent, opponent=opponent, num_players=num_players, games=games,
         wins=wins, draws=draws, losses=games - wins - draws, win_rate=score / games,
         win_ci=wilson_interval(score, games), points_diff=points_diff, points_diff_ci=points_ci,
-        return_diff=return_diff, return_diff_ci=return_ci, records=records,
+        return_diff=return_diff, return_diff_ci=return_ci, score_by=by, records=records,
     )
 
 
@@ -328,15 +346,16 @@ class LeagueResult:
         return path
 
 
-def _pair_score(record: GameRecord, a_seats: Sequence[int], b_seats: Sequence[int]) -> float:
+def _pair_score(record: GameRecord, a_seats: Sequence[int], b_seats: Sequence[int], by: str) -> float:
     """Return A's score against B in one game: the fraction of (A seat, B seat) pairs A beat."""
     if len(record.points) == 2:
         return outcome(record, a_seats[0])
+    points = [-math.inf if math.isnan(p) else p for p in record.points]
+    keys = [(p, r) if by == "points" else (r, p) for p, r in zip(points, record.returns)]
     total = 0.0
     for a in a_seats:
         for b in b_seats:
-            key_a = (record.points[a], record.returns[a])
-            key_b = (record.points[b], record.returns[b])
+            key_a, key_b = keys[a], keys[b]
             total += 1.0 if key_a > key_b else 0.5 if key_a == key_b else 0.0
     return total / (len(a_seats) * len(b_seats))
 
@@ -348,13 +367,15 @@ def league(
     seed: int = 0,
     options: Mapping[str, Any] | None = None,
     prior: float = 1.0,
+    metric: str | None = None,
 ) -> LeagueResult:
     """Play a round robin between agents and fit Elo ratings (Bradley-Terry).
 
     Every pair plays ``games_per_pair`` games on deals ``seed, seed + 1, ...``, each deal twice
     with the seats of the two agents exchanged. Two players: one game is one result. More
     players: the seats alternate A, B, A, B... (then B, A, B, A...), and a game scores A
-    against B as the fraction of (A seat, B seat) pairs in which A finished with more points.
+    against B as the fraction of (A seat, B seat) pairs in which A finished with more points
+    (or a higher return: ``metric``, default the game's ``eval.metric``).
 
     Raises:
         ValueError: for fewer than two agents, a non-positive count, or a bad agent.
@@ -370,6 +391,7 @@ def league(
         raise ValueError("a league needs at least two agents")
     names = _unique([r.label for r in rosters])
     k, n = len(rosters), len(raw.possible_agents)
+    by = metric or score_by(raw.info.name)
     wins = np.zeros((k, k))
     games = np.zeros((k, k))
     for i in range(k):
@@ -380,7 +402,7 @@ def league(
                 a_seats = [s for s in range(n) if seats[s] is rosters[i]]
                 b_seats = [s for s in range(n) if seats[s] is rosters[j]]
                 record = play_game(raw, [seats[s].agent(s) for s in range(n)], seed + game // 2)
-                score = _pair_score(record, a_seats, b_seats)
+                score = _pair_score(record, a_seats, b_seats, by)
                 wins[i, j] += score
                 wins[j, i] += 1.0 - score
                 games[i, j] += 1

@@ -109,7 +109,8 @@ def plot_learning_curve(run_dir: str | Path, path: str | Path | None = None) -> 
         ax.set_ylabel("win rate (95% CI)")
     else:
         ax.axhline(0.0, color="grey", linewidth=0.8, linestyle="--")
-        ax.set_ylabel("points - others' mean (95% CI)")
+        what = "return" if metric == "return_diff" else "points"
+        ax.set_ylabel(f"{what} - others' mean (95% CI)")
     ax.set_xlabel("timesteps")
     ax.set_title("evaluation")
     ax.legend(fontsize=8)

@@ -22,7 +22,6 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +30,7 @@ from cardgames_env.agents.model import MODEL_FILE, ModelAgent, write_sidecar
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.registry import load
 
+from .config import load_config
 from .evaluate import MatchResult, evaluate
 from .plots import EVAL_CSV, plot_learning_curve
 
@@ -38,49 +38,6 @@ OPPONENT_MODES = ("random", "heuristic", "selfplay")
 """Values of ``--opponents``."""
 VEC_ENVS = ("dummy", "subproc")
 """Values of the ``vec_env`` setting."""
-
-
-def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """Return ``base`` updated by ``override``, merging nested dicts key by key."""
-    out = copy.deepcopy(base)
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
-            out[key] = _merge(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
-def _read_json(text: str, source: str) -> dict[str, Any]:
-    """Parse a config file's JSON object."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ValueError(f"config {source} is not valid JSON: {error}") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"config {source} must hold a JSON object")
-    return data
-
-
-def load_config(game: str, path: str | Path | None = None) -> dict[str, Any]:
-    """Return the training settings of ``game``: default.json, then <game>.json, then ``path``.
-
-    Args:
-        game: game id (``"gongzhu"``); a game without its own file gets the defaults.
-        path: an optional JSON file of further overrides.
-    """
-    folder = resources.files("cardgames_env.training") / "configs"
-    config = _read_json((folder / "default.json").read_text(encoding="utf-8"), "default.json")
-    game_file = folder / f"{game}.json"
-    if game_file.is_file():
-        config = _merge(config, _read_json(game_file.read_text(encoding="utf-8"), game_file.name))
-    if path is not None:
-        p = Path(path)
-        if not p.is_file():
-            raise ValueError(f"no config file {p}")
-        config = _merge(config, _read_json(p.read_text(encoding="utf-8"), str(p)))
-    config.pop("description", None)
-    return config
 
 
 def opponent_pool(game: str, mode: str, selfplay: Mapping[str, Any]) -> OpponentPool:

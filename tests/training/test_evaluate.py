@@ -138,6 +138,27 @@ def test_play_game_is_reproducible_and_returns_sum_to_rules(name):
     assert first.returns == pytest.approx(env.rules.returns(env.state()))
 
 
+VARIANTS = [
+    pytest.param(name, options, id=f"{name}[{','.join(f'{k}={v}' for k, v in options.items()) or 'default'}]")
+    for name in ALL_ENVS
+    for options in load(name).TEST_VARIANTS
+]
+
+
+@pytest.mark.parametrize(("name", "options"), VARIANTS)
+def test_evaluate_gives_a_finite_headline_for_every_variant(name, options):
+    """Random against random over one rotation of two deals: the headline figure and its
+    interval are numbers (games whose points can be missing use returns), and the game count
+    and seats follow the plan."""
+    players = len(load(name).raw_env(**options).possible_agents)
+    result = evaluate(name, "random", "random", games=2 * players, seed=1, options=options)
+    assert result.games == 2 * players
+    assert sorted(seat for seat, _ in result.records) == sorted(list(range(players)) * 2)
+    assert math.isfinite(result.value)
+    assert all(math.isfinite(x) for x in result.ci)
+    assert result.wins + result.draws + result.losses == result.games
+
+
 def test_evaluate_rejects_a_non_positive_count():
     with pytest.raises(ValueError, match="positive"):
         evaluate(ALL_ENVS[0], "random", "random", games=0)
