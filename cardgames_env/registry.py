@@ -13,6 +13,7 @@ NAMESPACE = "cardgames"
 
 _ENV_MODULES: dict[str, str] = {
     "gongzhu_v0": "cardgames_env.gongzhu_v0",
+    "jaipur_v0": "cardgames_env.jaipur_v0",
 }
 
 ALL_ENVS: tuple[str, ...] = tuple(_ENV_MODULES)

@@ -682,25 +682,52 @@ def exchange_problem(state: State, move: Exchange) -> str | None:
 
 
 def _exchange(state: State, move: Exchange) -> State:
-    problem = exchange_problem(state, move)
-    if problem is not None:
-        raise IllegalMoveError(f"{move}: {problem}")
     p = state.player
     take, give = move.take, move.give
-    give_goods = give[:NUM_GOODS] + (0,)
-    take7 = take + (0,)
-    market = _plus(_minus(state.market, take7), give)
-    hand = _plus(_minus(state.hands[p], give_goods), take7)
+    market = state.market
+    hand = state.hands[p]
+    new_market = list(market)
+    new_hand = list(hand)
+    known = list(state.known[p])
+    taken = given = 0
+    legal = True
+    for g in range(NUM_GOODS):  # one pass: take and give counts checked and applied together
+        t = take[g]
+        v = give[g]
+        if t:
+            if v or t < 0 or t > market[g]:  # no type on both sides; the market holds the goods
+                legal = False
+                break
+            taken += t
+            new_market[g] -= t
+            new_hand[g] += t
+            known[g] += t
+        elif v:
+            if v < 0 or v > hand[g]:
+                legal = False
+                break
+            given += v
+            new_market[g] += v
+            new_hand[g] -= v
+            known[g] = known[g] - v if known[g] > v else 0
+    camels = give[CAMEL]
     herd = state.herds[p]
-    known = tuple(max(0, kn - gv) + tk for kn, gv, tk in zip(state.known[p], give_goods, take7))
+    if (
+        not legal
+        or taken < 2  # no 1-for-1 exchange
+        or given + camels != taken
+        or camels < 0
+        or camels > herd[CAMEL]
+        or sum(hand) + camels > HAND_LIMIT  # A2: the hand at the end of the turn
+    ):
+        raise IllegalMoveError(f"{move}: {exchange_problem(state, move) or 'illegal exchange'}")
+    new_market[CAMEL] += camels
     return _next_turn(
         state,
-        market=market,
-        hands=_set(state.hands, p, hand),
-        herds=_set(state.herds, p, _set(herd, CAMEL, herd[CAMEL] - give[CAMEL]))
-        if give[CAMEL]
-        else state.herds,
-        known=_set(state.known, p, known),
+        market=tuple(new_market),
+        hands=_set(state.hands, p, tuple(new_hand)),
+        herds=_set(state.herds, p, _set(herd, CAMEL, herd[CAMEL] - camels)) if camels else state.herds,
+        known=_set(state.known, p, tuple(known)),
         round_ends=False,
     )
 
