@@ -20,7 +20,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from .game import CHANCE, Encoding, GameInfo, IllegalMoveError, RulesModule, config_from_kwargs
+from .game import CHANCE, TERMINAL, Encoding, GameInfo, IllegalMoveError, RulesModule, config_from_kwargs
 from .rng import make_rng
 
 
@@ -73,6 +73,7 @@ class CardGameEnv(AECEnv, EzPickle):
             a: copy.deepcopy(observation_space) for a in self.possible_agents
         }
         self._no_actions = np.zeros(self.encoding.num_actions, dtype=np.int8)
+        self._eliminated_fn = getattr(self.rules, "eliminated", None)
         self._rng: np.random.Generator | None = None
         self._decision: Any = None
         self._mask: np.ndarray | None = None
@@ -95,18 +96,20 @@ class CardGameEnv(AECEnv, EzPickle):
             self._rng = make_rng(seed)
         rules: RulesModule = self.rules
         state = rules.new_game(self.config, rules.sample_deal(self.config, self._rng))
-        self._decision = self.encoding.to_decision(self._resolve_chance(state))
+        state = self._resolve_chance(state)
+        self._decision = self.encoding.to_decision(state)
+        self._to_move = rules.current_player(state)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self._returns = tuple(float(r) for r in rules.returns(self._state))
+        self._returns = tuple(rules.returns(self._state))
         self._eliminated: tuple[bool, ...] = (False,) * len(self.possible_agents)
         self._mask = None
         self.num_steps = 0
-        self.agent_selection = self.possible_agents[rules.current_player(self._state)]
+        self.agent_selection = self.possible_agents[self._to_move]
 
     def _resolve_chance(self, state: Any) -> Any:
         """Deal chance outcomes (new rounds) from the env's Generator until a player is to move."""
@@ -135,40 +138,47 @@ class CardGameEnv(AECEnv, EzPickle):
         encoding = self.encoding
         decision = encoding.apply_action(self._decision, action)
         state = encoding.rules_state(decision)
-        if rules.current_player(state) == CHANCE:
+        next_player = rules.current_player(state)
+        if next_player == CHANCE:
             state = self._resolve_chance(state)
             decision = encoding.to_decision(state)
+            next_player = rules.current_player(state)
         self._decision = decision
+        self._to_move = next_player
         self._mask = None
         self.num_steps += 1
 
         self._cumulative_rewards[agent] = 0.0
-        returns = tuple(float(r) for r in rules.returns(state))
-        old = self._returns
-        for a in self.agents:
-            i = self._agent_index[a]
-            self.rewards[a] = returns[i] - old[i]
-        self._returns = returns
+        rewards = self.rewards
+        returns = rules.returns(state)
+        if returns == self._returns:  # the common case: nothing paid out on this step
+            for a in rewards:
+                rewards[a] = 0.0
+        else:
+            old = self._returns
+            index = self._agent_index
+            for a in rewards:
+                rewards[a] = returns[index[a]] - old[index[a]]
+            self._returns = returns
+            self._accumulate_rewards()
 
-        if rules.is_terminal(state):
+        if next_player == TERMINAL:
             points = rules.points(state)
             for a in self.agents:
                 self.terminations[a] = True
                 self.infos[a] = {"points": points[self._agent_index[a]]}
-            next_player = (player + 1) % len(self.possible_agents)
-        else:
-            eliminated_fn = getattr(rules, "eliminated", None)
-            if eliminated_fn is not None:
-                eliminated = tuple(eliminated_fn(state))
-                if eliminated != self._eliminated:
-                    for a in self.agents:
-                        if eliminated[self._agent_index[a]]:
-                            self.terminations[a] = True
-                    self._eliminated = eliminated
-            next_player = rules.current_player(state)
-        self._accumulate_rewards()
+            self.agent_selection = self.possible_agents[(player + 1) % len(self.possible_agents)]
+            self._deads_step_first()
+            return
         self.agent_selection = self.possible_agents[next_player]
-        self._deads_step_first()
+        if self._eliminated_fn is not None:
+            eliminated = tuple(self._eliminated_fn(state))
+            if eliminated != self._eliminated:
+                for a in self.agents:
+                    if eliminated[self._agent_index[a]]:
+                        self.terminations[a] = True
+                self._eliminated = eliminated
+                self._deads_step_first()
 
     @property
     def _state(self) -> Any:
@@ -179,7 +189,7 @@ class CardGameEnv(AECEnv, EzPickle):
     def action_mask(self) -> np.ndarray:
         """Return the legal-action mask of the agent to move (all zeros when the game is over)."""
         if self._mask is None:
-            if self.rules.is_terminal(self._state):
+            if self._to_move < 0:
                 self._mask = self._no_actions
             else:
                 self._mask = self.encoding.legal_action_mask(self._decision)
@@ -189,11 +199,8 @@ class CardGameEnv(AECEnv, EzPickle):
         """Return ``{"observation", "action_mask"}`` for ``agent`` (mask non-zero only if it moves)."""
         player = self._agent_index[agent]
         observation = self.encoding.observe(self._decision, player)
-        if (
-            agent == self.agent_selection
-            and not self.terminations.get(agent, True)
-            and self.rules.current_player(self._state) == player
-        ):
+        # Between steps agent_selection is the player to move unless it is terminated.
+        if agent == self.agent_selection and not self.terminations.get(agent, True):
             mask = self.action_mask().copy()
         else:
             mask = self._no_actions.copy()

@@ -88,6 +88,12 @@ def mask_to_array(mask: int, size: int) -> np.ndarray:
     return np.unpackbits(raw, bitorder="little")[:size]
 
 
+def mask_to_float32(mask: int, size: int) -> np.ndarray:
+    """Return a new ``size``-long float32 0/1 vector with a 1 at each set bit of ``mask``."""
+    raw = np.frombuffer(mask.to_bytes((size + 7) // 8, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, count=size, bitorder="little").astype(np.float32)
+
+
 def counts_of(items: Iterable[int], size: int) -> tuple[int, ...]:
     """Return the multiset of small ints ``items`` as a tuple of ``size`` counts."""
     result = [0] * size

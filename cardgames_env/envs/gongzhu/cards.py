@@ -44,6 +44,11 @@ def notation_of(mask: int) -> str:
     return "".join(sym for sym, card in zip(NOTATION, POINT_CARD_IDS) if mask >> card & 1)
 
 
+def point_mask_of(mask: int) -> int:
+    """Return the point cards of a card bitmask as a 16-bit mask in :data:`NOTATION` order."""
+    return sum(1 << i for i, card in enumerate(POINT_CARD_IDS) if mask >> card & 1)
+
+
 def pretty(card: int) -> str:
     """Return a card with its suit symbol, e.g. ``"♠Q"``, ``"♥10"``."""
     rank = FRENCH_RANKS[card % 13]

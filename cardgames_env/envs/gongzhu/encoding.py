@@ -6,16 +6,18 @@ to act after me, and so on. Nothing reveals another player's hand.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from cardgames_env.core.actions import ActionTable
-from cardgames_env.core.cards import mask_to_array
+from cardgames_env.core.cards import mask_to_array, mask_to_float32
 from cardgames_env.core.game import Encoding
 from cardgames_env.core.observation import ObservationLayout
 from cardgames_env.core.render import seat_label
 
 from . import rules
-from .cards import NOTATION, NUM_PLAYERS, POINT_CARD_IDS, SUIT_MASKS, card_str, notation_of, pretty
+from .cards import NOTATION, NUM_PLAYERS, SUIT_MASKS, card_str, notation_of, pretty
 from .rules import Config, Play, State
 
 ACTIONS = ActionTable([("play", 52, "play card id i = suit × 13 + rank (suits ♣♦♥♠, ranks 2..A)")])
@@ -28,18 +30,29 @@ LAYOUT = ObservationLayout(
         ("led_suit", 4, "one-hot suit led in the current trick (all 0 when I lead)"),
         ("played", (4, 52), "every card each relative seat has played this hand"),
         ("captured", (4, 16), f"point cards captured by each relative seat ({NOTATION})"),
-        ("hand_points", 4, "each relative seat's score of its captured cards this hand / 100"),
         ("voids", (4, 4), "suits (♣♦♥♠) each relative seat has shown it is void in"),
+        ("hand_points", 4, "each relative seat's score of its captured cards this hand / 100"),
         ("totals", 4, "each relative seat's total of completed hands / 1000 (multi-hand game)"),
     ]
 )
 
-_POINT_IDS = np.array(POINT_CARD_IDS)
-_VOID_BITS = np.array([[(v >> s) & 1 for s in range(4)] for v in range(16)], dtype=np.float32)
-_S = {p.name: LAYOUT.slice(p.name) for p in LAYOUT.pieces}
-_TRICK0 = _S["trick"].start
-_LEADER0 = _S["trick_leader"].start
-_LED0 = _S["led_suit"].start
+# Every 0/1 piece is packed into one Python int whose bit k is observation entry k, then
+# unpacked with one numpy call; hand_points and totals (floats) are written afterwards.
+_OFF = {p.name: p.offset for p in LAYOUT.pieces}
+_BINARY_END = _OFF["hand_points"]
+assert _OFF["voids"] + 16 == _BINARY_END and _OFF["totals"] == _BINARY_END + 4 == LAYOUT.size - 4
+_PLAYED, _CAPTURED, _VOIDS = _OFF["played"], _OFF["captured"], _OFF["voids"]
+_TRICK, _TRICK_LEADER, _LED_SUIT = _OFF["trick"], _OFF["trick_leader"], _OFF["led_suit"]
+_ROTATIONS = tuple(tuple((p + r) % NUM_PLAYERS for r in range(NUM_PLAYERS)) for p in range(NUM_PLAYERS))
+
+
+@functools.lru_cache(maxsize=4096)
+def _score_tail(hand_points: tuple[int, ...], totals: tuple[int, ...], player: int) -> np.ndarray:
+    """The ``hand_points`` and ``totals`` pieces for ``player`` (cached: they change per trick)."""
+    seats = _ROTATIONS[player]
+    return np.array(
+        [hand_points[s] / 100 for s in seats] + [totals[s] / 1000 for s in seats], dtype=np.float32
+    )
 
 
 class GongZhuEncoding(Encoding):
@@ -55,31 +68,34 @@ class GongZhuEncoding(Encoding):
 
     def observe(self, state: State, player: int) -> np.ndarray:
         """Return ``player``'s observation vector (float32, :data:`LAYOUT`)."""
-        obs = np.zeros(LAYOUT.size, dtype=np.float32)
-        obs[_S["hand"]] = mask_to_array(state.hands[player], 52)
-        seats = [(player + r) % NUM_PLAYERS for r in range(NUM_PLAYERS)]
-        # All four "played" rows in one unpack: relative seat r occupies bits 52r..52r+51.
-        played = 0
-        captured = 0
-        for r, seat in enumerate(seats):
-            played |= state.played[seat] << (52 * r)
-            captured |= state.captured[seat] << (52 * r)
-        obs[_S["played"]] = mask_to_array(played, 208)
-        obs[_S["captured"]] = mask_to_array(captured, 208).reshape(4, 52)[:, _POINT_IDS].ravel()
-        if state.trick:
+        seats = _ROTATIONS[player]
+        played, point_masks, voids = state.played, state.point_masks, state.voids
+        bits = state.hands[player]
+        for r in range(NUM_PLAYERS):
+            seat = seats[r]
+            bits |= (
+                played[seat] << (_PLAYED + 52 * r)
+                | point_masks[seat] << (_CAPTURED + 16 * r)
+                | voids[seat] << (_VOIDS + 4 * r)
+            )
+        trick = state.trick
+        if trick:
             lead_rel = (state.leader - player) % NUM_PLAYERS
-            obs[_LEADER0 + lead_rel] = 1.0
-            obs[_LED0 + state.trick[0] // 13] = 1.0
-            for i, card in enumerate(state.trick):
-                obs[_TRICK0 + 52 * ((lead_rel + i) % NUM_PLAYERS) + card] = 1.0
-        obs[_S["hand_points"]] = [state.hand_points[s] / 100 for s in seats]
-        obs[_S["voids"]] = _VOID_BITS[[state.voids[s] for s in seats]].ravel()
-        obs[_S["totals"]] = [state.totals[s] / 1000 for s in seats]
+            bits |= 1 << (_TRICK_LEADER + lead_rel) | 1 << (_LED_SUIT + trick[0] // 13)
+            for i, card in enumerate(trick):
+                bits |= 1 << (_TRICK + 52 * ((lead_rel + i) % NUM_PLAYERS) + card)
+        obs = mask_to_float32(bits, LAYOUT.size)
+        if any(state.hand_points) or any(state.totals):
+            obs[_BINARY_END:] = _score_tail(state.hand_points, state.totals, player)
         return obs
 
     def legal_action_mask(self, state: State) -> np.ndarray:
         """Return the int8 mask of playable cards (follow suit)."""
         return mask_to_array(rules.legal_mask(state), 52).view(np.int8)
+
+    def apply_action(self, state: State, action: int) -> State:
+        """Play the card of a mask-checked action (skips re-validating it)."""
+        return rules.play_checked_card(state, action)
 
     def encode(self, state: State, move: Play) -> int:
         """Return the action of a move (its card id)."""

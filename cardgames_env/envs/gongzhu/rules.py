@@ -17,8 +17,9 @@ Notes on this implementation:
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass, field
+import functools
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -29,13 +30,14 @@ from .cards import (
     DECK_SIZE,
     FULL_DECK,
     HAND_SIZE,
+    NOTATION,
     NUM_PLAYERS,
     PIG,
     SPADE_TWO,
     SUIT_MASKS,
     card_str,
-    notation_of,
     parse_card,
+    point_mask_of,
 )
 from .scoring import score
 
@@ -110,9 +112,11 @@ class Deal:
         return Deal(tuple(tuple(parse_card(c) for c in h.split()) for h in hands))
 
 
-@dataclass(frozen=True, slots=True)
-class State:
-    """Full Gong Zhu state (perfect information). Card sets are bitmasks.
+class State(NamedTuple):
+    """Full Gong Zhu state (perfect information, immutable). Card sets are bitmasks.
+
+    A ``NamedTuple`` rather than a frozen dataclass: it is built on every card played, and
+    tuple construction is several times faster; ``state._replace(...)`` gives a changed copy.
 
     Attributes:
         hands: each seat's remaining cards.
@@ -121,6 +125,8 @@ class State:
         captured: cards each seat has taken in this hand.
         played: cards each seat has played in this hand (the current trick included).
         voids: per seat, bit ``s`` set once it failed to follow suit ``s``.
+        point_masks: per seat, the captured point cards as a 16-bit mask in notation order
+            (bit ``i`` = ``NOTATION[i]``), kept for fast observations.
         hand_points: each seat's score of its captured cards so far in this hand.
         totals: each seat's total over the completed hands.
         hand_number: 1 for the first hand.
@@ -135,11 +141,12 @@ class State:
     captured: tuple[int, ...] = (0, 0, 0, 0)
     played: tuple[int, ...] = (0, 0, 0, 0)
     voids: tuple[int, ...] = (0, 0, 0, 0)
+    point_masks: tuple[int, ...] = (0, 0, 0, 0)
     hand_points: tuple[int, ...] = (0, 0, 0, 0)
     totals: tuple[int, ...] = (0, 0, 0, 0)
     hand_number: int = 1
     pig_taker: int = -1
-    last_hand_points: tuple[int, ...] | None = field(default=None)
+    last_hand_points: tuple[int, ...] | None = None
 
     @property
     def hand_over(self) -> bool:
@@ -251,6 +258,14 @@ def apply_move(state: State, move: Move) -> State:
     card = move.card
     if not (0 <= card < DECK_SIZE and legal_mask(state) >> card & 1):
         raise IllegalMoveError(f"{move} is not legal here")
+    return play_checked_card(state, card)
+
+
+def play_checked_card(state: State, card: int) -> State:
+    """Play ``card`` for the player to move; the caller has checked it is in :func:`legal_mask`.
+
+    The env's step validates actions against the mask already, so it plays through here.
+    """
     seat = (state.leader + len(state.trick)) % NUM_PLAYERS
     bit = 1 << card
     hands = list(state.hands)
@@ -264,8 +279,10 @@ def apply_move(state: State, move: Move) -> State:
         voids = tuple(vs)
     trick = (*state.trick, card)
     if len(trick) < NUM_PLAYERS:
-        return dataclasses.replace(
-            state, hands=tuple(hands), played=tuple(played), voids=voids, trick=trick
+        return State(
+            state.config, tuple(hands), state.leader, trick, state.captured, tuple(played),
+            voids, state.point_masks, state.hand_points, state.totals, state.hand_number,
+            state.pig_taker, state.last_hand_points,
         )
     return _finish_trick(state, tuple(hands), tuple(played), voids, trick)
 
@@ -281,24 +298,24 @@ def _finish_trick(
     winner = trick_winner(state.leader, trick)
     captured = list(state.captured)
     captured[winner] |= mask_of(trick)
+    point_masks = list(state.point_masks)
+    point_masks[winner] |= point_mask_of(mask_of(trick))
     hand_points = list(state.hand_points)
-    hand_points[winner] = score(notation_of(captured[winner]))
+    hand_points[winner] = score_point_mask(point_masks[winner])
     pig_taker = winner if PIG in trick else state.pig_taker
     totals = state.totals
     if not any(hands):  # section 3: score every player's captured cards at the end of the hand
         totals = tuple(t + p for t, p in zip(totals, hand_points))
-    return dataclasses.replace(
-        state,
-        hands=hands,
-        played=played,
-        voids=voids,
-        trick=(),
-        leader=winner,
-        captured=tuple(captured),
-        hand_points=tuple(hand_points),
-        pig_taker=pig_taker,
-        totals=totals,
+    return State(
+        state.config, hands, winner, (), tuple(captured), played, voids, tuple(point_masks),
+        tuple(hand_points), totals, state.hand_number, pig_taker, state.last_hand_points,
     )
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def score_point_mask(point_mask: int) -> int:
+    """Score a 16-bit point-card mask (bit ``i`` = ``NOTATION[i]``) with :func:`scoring.score`."""
+    return score("".join(sym for i, sym in enumerate(NOTATION) if point_mask >> i & 1))
 
 
 def points(state: State) -> tuple[int, ...]:
@@ -308,7 +325,8 @@ def points(state: State) -> tuple[int, ...]:
 
 def returns(state: State) -> tuple[float, ...]:
     """RL return accrued so far: completed hands' points / 100 (per-hand reward model)."""
-    return tuple(t / 100 for t in state.totals)
+    t = state.totals
+    return (t[0] / 100, t[1] / 100, t[2] / 100, t[3] / 100)
 
 
 def winners(state: State) -> tuple[int, ...]:
@@ -345,7 +363,7 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
             hands = tuple(
                 state.hands[s] if s == player else new_hands[s] for s in range(NUM_PLAYERS)
             )
-            return dataclasses.replace(state, hands=hands)
+            return state._replace(hands=hands)
     raise RuntimeError("could not re-deal hidden cards consistently with the shown voids")
 
 

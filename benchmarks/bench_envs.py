@@ -1,0 +1,189 @@
+"""Throughput of every registered env, side by side with PettingZoo classic and OpenSpiel.
+
+Measures, in one run on one machine:
+
+* ``env`` — random play through the wrapped ``env()`` (the three PettingZoo wrappers), reading
+  the observation and the action mask at every step (steps/s);
+* ``engine`` — raw rules-engine playouts with uniformly random legal moves (games/s);
+* ``mask`` — median time of one action-mask computation (microseconds);
+* the same ``env`` loop over PettingZoo's ``tictactoe_v3`` and ``texas_holdem_v4`` and, when
+  ``open_spiel`` is installed, OpenSpiel's ``hearts`` (no passing) computing
+  ``information_state_tensor`` and ``legal_actions_mask`` at every decision.
+
+It prints a Markdown table with the ratios against ``tictactoe_v3`` and OpenSpiel hearts.
+Rates are per CPU second of this process (``time.process_time``) and each figure is the best
+of a few rounds, so other work on the machine disturbs the comparison as little as possible.
+Figures, not tests: run it on a quiet machine::
+
+    python benchmarks/bench_envs.py            # every env, best of 3 x 2 s per figure
+    python benchmarks/bench_envs.py --seconds 1 --rounds 1 --envs gongzhu_v0
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from cardgames_env.core.game import CHANCE
+from cardgames_env.registry import ALL_ENVS, load
+
+
+def aec_steps_per_second(make: Callable[[], Any], seconds: float, seed: int = 0) -> float:
+    """Random play through an AEC env, reading observation and mask every step."""
+    env = make()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    episode = 0
+    start = time.process_time()
+    deadline = start + seconds
+    while time.process_time() < deadline:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            _ = obs["observation"]
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+            steps += 1
+    return steps / (time.process_time() - start)
+
+
+def engine_games_per_second(name: str, options: dict[str, Any], seconds: float) -> float:
+    """Raw rules-engine playouts (no encoding, no env): games/s."""
+    rules = load(name).raw_env(**options).rules
+    config = rules.Config(**options)
+    rng = np.random.default_rng(0)
+    games = 0
+    start = time.process_time()
+    deadline = start + seconds
+    while time.process_time() < deadline:
+        state = rules.new_game(config, rules.sample_deal(config, rng))
+        while not rules.is_terminal(state):
+            if rules.current_player(state) == CHANCE:
+                state = rules.apply_deal(state, rules.sample_deal(state, rng))
+                continue
+            moves = rules.legal_moves(state)
+            state = rules.apply_move(state, moves[rng.integers(len(moves))])
+        games += 1
+    return games / (time.process_time() - start)
+
+
+def median_mask_microseconds(name: str, options: dict[str, Any], samples: int = 2000) -> float:
+    """Median time of one ``legal_action_mask`` call over states met in random play."""
+    env = load(name).raw_env(**options)
+    rng = np.random.default_rng(1)
+    times: list[float] = []
+    env.reset(seed=1)
+    while len(times) < samples:
+        if not env.agents:
+            env.reset()
+            continue
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            env.step(None)
+            continue
+        decision = env._decision
+        t = time.process_time()
+        mask = env.encoding.legal_action_mask(decision)
+        times.append(time.process_time() - t)
+        legal = np.flatnonzero(mask)
+        env.step(int(legal[rng.integers(legal.size)]))
+    return statistics.median(times) * 1e6
+
+
+def openspiel_hearts_steps_per_second(seconds: float) -> float | None:
+    """OpenSpiel hearts without passing, computing the information-state tensor and mask."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("hearts", {"pass_cards": False})
+    rng = np.random.default_rng(0)
+    steps = 0
+    start = time.process_time()
+    deadline = start + seconds
+    while time.process_time() < deadline:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            player = state.current_player()
+            _ = np.asarray(state.information_state_tensor(player), dtype=np.float32)
+            mask = np.asarray(state.legal_actions_mask(player), dtype=np.int8)
+            legal = np.flatnonzero(mask)
+            state.apply_action(int(legal[rng.integers(legal.size)]))
+            steps += 1
+    return steps / (time.process_time() - start)
+
+
+def best_of(rounds: int, measure: Callable[[], float | None]) -> float | None:
+    """Best of ``rounds`` measurements: the least disturbed by other work on the machine."""
+    results = [measure() for _ in range(rounds)]
+    return None if results[0] is None else max(r for r in results if r is not None)
+
+
+def main() -> int:
+    """Run the benchmark and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="duration of each measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="measurements per figure (best kept)")
+    parser.add_argument("--envs", default=",".join(ALL_ENVS), help="comma-separated env names")
+    args = parser.parse_args()
+    names = [n.strip() for n in args.envs.split(",") if n.strip()]
+    modules = {name: load(name) for name in names}  # fails early on an unknown name
+
+    from pettingzoo.classic import texas_holdem_v4, tictactoe_v3
+
+    seconds, rounds = args.seconds, args.rounds
+    print(f"# Env throughput ({platform.machine()}, Python {platform.python_version()}, "
+          f"best of {rounds} x {seconds:g} s)\n")
+
+    def env_rate(make: Callable[[], Any]) -> float:
+        return aec_steps_per_second(make, seconds)
+
+    rows = [
+        "| env | env steps/s | × tictactoe_v3 | × OpenSpiel hearts | engine games/s | mask µs (median) |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    ttt = best_of(rounds, lambda: env_rate(tictactoe_v3.env))
+    assert ttt is not None
+    try:
+        holdem = best_of(rounds, lambda: env_rate(texas_holdem_v4.env))
+    except ImportError:  # rlcard missing
+        holdem = None
+    hearts = best_of(rounds, lambda: openspiel_hearts_steps_per_second(seconds))
+    for name, module in modules.items():
+        options = dict(getattr(module, "BENCH_OPTIONS", {}))
+        label = name + (" " + ",".join(f"{k}={v}" for k, v in options.items()) if options else "")
+        steps = best_of(rounds, lambda m=module, o=options: env_rate(lambda: m.env(**o)))
+        assert steps is not None
+        games = best_of(rounds, lambda n=name, o=options: engine_games_per_second(n, o, seconds))
+        mask = median_mask_microseconds(name, options)
+        vs_hearts = f"{steps / hearts:.2f}" if hearts else "–"
+        rows.append(
+            f"| {label} | {steps:,.0f} | {steps / ttt:.2f} | {vs_hearts} | {games:,.1f} | {mask:.1f} |"
+        )
+    rows.append(f"| tictactoe_v3 (PettingZoo) | {ttt:,.0f} | 1.00 | – | – | – |")
+    if holdem is not None:
+        rows.append(f"| texas_holdem_v4 (PettingZoo) | {holdem:,.0f} | {holdem / ttt:.2f} | – | – | – |")
+    if hearts is not None:
+        rows.append(
+            f"| hearts (OpenSpiel, tensors + mask) | {hearts:,.0f} | {hearts / ttt:.2f} | 1.00 | – | – |"
+        )
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

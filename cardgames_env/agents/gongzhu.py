@@ -1,0 +1,90 @@
+"""Rule-based Gong Zhu player that reads only its observation and mask.
+
+Plan (gongzhu.md scoring): avoid taking hearts and the pig, win the goat when it is cheap,
+dump the pig and high hearts when void, lead low cards of safe suits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardgames_env.core.rng import make_rng
+from cardgames_env.envs.gongzhu.cards import GOAT, HEARTS, PIG, SPADES
+from cardgames_env.envs.gongzhu.encoding import LAYOUT, GongZhuEncoding
+
+from .base import legal_actions
+
+ACE_OF_SPADES = SPADES * 13 + 12
+KING_OF_SPADES = SPADES * 13 + 11
+
+
+def _rank(card: int) -> int:
+    return card % 13
+
+
+def _suit(card: int) -> int:
+    return card // 13
+
+
+class GongZhuHeuristic:
+    """Follows low when a trick holds points, dumps the pig and high hearts when void,
+    leads safe low cards; never plays a card that would win the pig for itself if it can
+    avoid it."""
+
+    def __init__(self, encoding: GongZhuEncoding | None = None, seed: int | None = None):
+        self.rng = make_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed when ``seed`` is given (ties are broken at random)."""
+        if seed is not None:
+            self.rng = make_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Return the chosen card id."""
+        legal = [int(c) for c in legal_actions(action_mask)]
+        view = LAYOUT.view(observation)
+        hand = set(np.flatnonzero(view["hand"]).tolist())
+        pig_out = PIG not in hand and not view["played"][:, PIG].any()
+        trick = [int(c) for c in np.flatnonzero(view["trick"].any(axis=0))]
+        if not trick:
+            return self._lead(legal, pig_out)
+        led = int(np.flatnonzero(view["led_suit"])[0])
+        return self._follow(legal, trick, led, pig_out, hand)
+
+    def _lead(self, legal: list[int], pig_out: bool) -> int:
+        def danger(card: int) -> tuple[int, int, int]:
+            risky = card == PIG or (pig_out and card in (ACE_OF_SPADES, KING_OF_SPADES))
+            return (int(risky), int(_suit(card) == HEARTS and _rank(card) >= 3), _rank(card))
+
+        return min(legal, key=danger)
+
+    def _follow(self, legal: list[int], trick: list[int], led: int, pig_out: bool, hand: set[int]) -> int:
+        following = [c for c in legal if _suit(c) == led]
+        best = max(c for c in trick if _suit(c) == led)
+        negative = any(_suit(c) == HEARTS and _rank(c) >= 3 for c in trick) or PIG in trick
+        last = len(trick) == 3
+        if following:
+            if led == SPADES and PIG in following and best in (ACE_OF_SPADES, KING_OF_SPADES):
+                return PIG  # dump the pig under a higher spade
+            below = [c for c in following if c < best and c != PIG]
+            winners = [c for c in following if c > best and c != PIG]
+            if GOAT in trick and not negative and winners:
+                return max(winners)
+            if below and (negative or not last or led == SPADES):
+                return max(below)
+            if last and not negative and winners:
+                return max(winners)
+            safe = [c for c in following if c != PIG] or following
+            return min(safe)
+        # Void in the led suit: shed the most dangerous card.
+        if PIG in legal:
+            return PIG
+        if pig_out:
+            high_spades = [c for c in legal if c in (ACE_OF_SPADES, KING_OF_SPADES)]
+            if high_spades:
+                return max(high_spades)
+        hearts = [c for c in legal if _suit(c) == HEARTS]
+        if hearts:
+            return max(hearts)
+        others = [c for c in legal if c != GOAT] or legal
+        return max(others, key=_rank)

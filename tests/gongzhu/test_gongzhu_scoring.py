@@ -1,0 +1,87 @@
+"""Gong Zhu scoring: the seed's 29 cases (gongzhu.md section 8.1), its variant detector and CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from cardgames_env.envs.gongzhu.cli import main
+from cardgames_env.envs.gongzhu.scoring import score
+
+# Seed 002 test table, input -> output (copied from the rules reference, section 8.1).
+SEED_CASES = [
+    ("234", 0), ("56789T", -60), ("T", -10), ("J", -20), ("Q", -30), ("K", -40), ("A", -50),
+    ("TJQK", -100), ("P", -100), ("G", 100), ("TJQKP", -200), ("PG", 0), ("2468TQKG", 0),
+    ("D", 50), ("234D", 50), ("GD", 200), ("PGD", 0), ("TJQKGD", 0),
+    ("23456789TJQK", -150), ("3456789TJQKA", -200), ("23456789TJQKA", 200),
+    ("23456789TJQKAP", 100), ("23456789TJQKAG", 300), ("23456789TJQKAPG", 400),
+    ("2356789TJQKAPD", -600), ("23456789TJQKAPGD", 800), ("DP2A45968TJK7QG3", 800),
+    ("DP24", -200), ("G2P6D4", -20),
+]
+
+
+def test_seed_table_has_29_cases():
+    assert len(SEED_CASES) == 29
+
+
+@pytest.mark.parametrize("cards,expected", SEED_CASES)
+def test_seed_cases(cards, expected):
+    assert score(cards) == expected
+
+
+@pytest.mark.parametrize("cards,expected", SEED_CASES)
+def test_order_does_not_matter(cards, expected):
+    assert score(cards[::-1]) == expected
+
+
+def test_empty_capture_scores_zero():
+    assert score("") == 0
+
+
+@pytest.mark.parametrize(
+    "cards,seed_value,other_variant_value",
+    [("234D", 50, 0), ("23456789TJQKAPG", 400, 200), ("23456789TJQKAPGD", 800, 400)],
+)
+def test_variant_detector_seed_values(cards, seed_value, other_variant_value):
+    """Section 8.1: these cases tell the seed variant from another published scorer."""
+    assert score(cards) == seed_value != other_variant_value
+
+
+@pytest.mark.parametrize("bad", ["X", "23x", "1", "PP", "2345678910", " P"])
+def test_bad_input_is_a_value_error(bad):
+    with pytest.raises(ValueError):
+        score(bad)
+
+
+@pytest.mark.parametrize("cards,expected", SEED_CASES)
+def test_cli_prints_the_score(cards, expected, capsys):
+    assert main([cards]) == 0
+    out = capsys.readouterr()
+    assert out.out == f"{expected}\n" and out.err == ""
+
+
+@pytest.mark.parametrize("bad", ["23Z", "PP", "hello"])
+def test_cli_bad_input_exits_2_with_one_line(bad, capsys):
+    assert main([bad]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert len(out.err.strip().splitlines()) == 1 and "error" in out.err
+
+
+def test_cli_without_cards_exits_2(capsys):
+    assert main([]) == 2
+    assert capsys.readouterr().out == ""
+
+
+def test_console_script_module_runs():
+    result = subprocess.run(
+        [sys.executable, "-m", "cardgames_env.envs.gongzhu.cli", "23456789TJQKA"],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0 and result.stdout.strip() == "200"
+    bad = subprocess.run(
+        [sys.executable, "-m", "cardgames_env.envs.gongzhu.cli", "23Q9X"], capture_output=True, text=True
+    )
+    assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr

@@ -1,0 +1,136 @@
+"""The import rules of ARCHITECTURE.md section 3.
+
+Per game: ``core <- cards <- (combos) <- scoring <- rules <- encoding <- env``; ``core`` imports
+no game; ``cards``, ``combos``, ``scoring`` and ``rules`` (and everything they import from the
+package) never import gymnasium, pettingzoo, torch or stable-baselines3, so the rules engines
+and scorers run without any RL library.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "cardgames_env"
+RL_LIBRARIES = {"gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"}
+LAYER_RANK = {"cards": 0, "combos": 1, "scoring": 2, "rules": 3, "encoding": 4, "env": 5, "cli": 3}
+PURE_LAYERS = ("cards", "combos", "scoring", "rules")
+GAMES = sorted(p.name for p in (PACKAGE / "envs").iterdir() if (p / "rules.py").exists())
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Absolute names of every module a file imports (relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    inside = PACKAGE in path.parents
+    own = module_name(path) if inside else path.stem
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module or ""
+            found.add(prefix)
+            for alias in node.names:
+                found.add(f"{prefix}.{alias.name}")
+    return found
+
+
+def file_of(module: str) -> Path | None:
+    rel = Path(*module.split("."))
+    for candidate in (PACKAGE.parent / rel.with_suffix(".py"), PACKAGE.parent / rel / "__init__.py"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def closure(start: Path) -> set[str]:
+    """Every module reachable by imports from ``start`` (package modules followed)."""
+    seen: set[str] = set()
+    todo = [start]
+    visited: set[Path] = set()
+    while todo:
+        path = todo.pop()
+        if path in visited:
+            continue
+        visited.add(path)
+        for name in imports_of(path):
+            seen.add(name)
+            target = file_of(name) if name.startswith("cardgames_env.") else None
+            # The top-level package __init__ (the public face) is not part of a layer.
+            if target is not None and target != PACKAGE / "__init__.py":
+                todo.append(target)
+    return seen
+
+
+def test_core_imports_no_game():
+    for path in (PACKAGE / "core").glob("*.py"):
+        bad = {m for m in imports_of(path) if m.startswith("cardgames_env.envs")}
+        assert not bad, f"{path.name} imports a game: {bad}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("layer", PURE_LAYERS)
+def test_pure_layers_import_no_rl_library(game, layer):
+    path = PACKAGE / "envs" / game / f"{layer}.py"
+    if not path.exists():
+        pytest.skip(f"{game} has no {layer}.py")
+    reached = {m.split(".")[0] for m in closure(path)}
+    assert not reached & RL_LIBRARIES, f"{game}/{layer}.py reaches {reached & RL_LIBRARIES}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_imports_point_one_way(game):
+    for path in (PACKAGE / "envs" / game).glob("*.py"):
+        rank = LAYER_RANK.get(path.stem)
+        if rank is None:
+            continue
+        for name in imports_of(path):
+            prefix = f"cardgames_env.envs.{game}."
+            if not name.startswith(prefix):
+                continue
+            target = name[len(prefix) :].split(".")[0]
+            if target in LAYER_RANK and target != path.stem:
+                assert LAYER_RANK[target] < rank or (path.stem, target) == ("cli", "scoring"), (
+                    f"{game}/{path.name} imports {target} (a higher or equal layer)"
+                )
+
+
+def test_layer_checker_catches_a_violation(tmp_path):
+    bad = tmp_path / "rules.py"
+    bad.write_text("import pettingzoo\nfrom gymnasium import spaces\n")
+    assert {"pettingzoo", "gymnasium.spaces", "gymnasium"} <= imports_of(bad)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_rules_run_without_rl_libraries(game):
+    """Import the rules with gymnasium/pettingzoo/torch made unimportable."""
+    code = (
+        "import sys\n"
+        + "".join(f"sys.modules[{lib!r}] = None\n" for lib in sorted(RL_LIBRARIES))
+        + f"import cardgames_env.envs.{game}.rules as rules\n"
+        "import numpy as np\n"
+        "config = rules.Config()\n"
+        "state = rules.new_game(config, rules.sample_deal(config, np.random.default_rng(0)))\n"
+        "assert rules.legal_moves(state)\n"
+        "print('ok')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PACKAGE.parent)
+    assert result.returncode == 0 and "ok" in result.stdout, result.stderr
