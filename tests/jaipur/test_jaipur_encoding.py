@@ -8,13 +8,14 @@ import itertools
 
 import numpy as np
 import pytest
-from jaipur_states import count7, make_state
 
 from cardgames_env.core.game import CHANCE
 from cardgames_env.envs.jaipur import encoding, rules
 from cardgames_env.envs.jaipur.cards import CAMEL, Good
 from cardgames_env.envs.jaipur.encoding import ACTIONS, LAYOUT, MOVES, JaipurEncoding
 from cardgames_env.envs.jaipur.rules import Config, Exchange, Sell, TakeCamels, TakeOne
+
+from .jaipur_states import count7, make_state
 
 ENC = JaipurEncoding(Config())
 

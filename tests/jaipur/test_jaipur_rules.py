@@ -9,7 +9,6 @@ import itertools
 
 import numpy as np
 import pytest
-from jaipur_states import count7, make_state, with_stacks_left
 
 from cardgames_env.core.game import CHANCE, TERMINAL, IllegalMoveError
 from cardgames_env.envs.jaipur import rules
@@ -26,6 +25,8 @@ from cardgames_env.envs.jaipur.rules import (
     legal_moves,
     parse_move,
 )
+
+from .jaipur_states import count7, make_state, with_stacks_left
 
 D, G, S, CL, SP, L = (int(g) for g in list(Good)[:6])
 
