@@ -15,6 +15,7 @@ from cardgames_env.core.rng import make_rng
 
 HEURISTICS: dict[str, str] = {
     "gongzhu": "cardgames_env.agents.gongzhu:GongZhuHeuristic",
+    "jaipur": "cardgames_env.agents.jaipur:JaipurHeuristic",
 }
 """Game id -> ``module:class`` of its heuristic agent."""
 
