@@ -224,25 +224,28 @@ _STACK_PAD: tuple[dict[int, tuple[int, ...]], ...] = tuple(
 )
 _CAMEL_STANDING = {1: (1.0, 0.0, 0.0), -1: (0.0, 1.0, 0.0), 0: (0.0, 0.0, 1.0)}
 _NO_STANDING = (0.0, 0.0, 0.0)
-_TOKEN_VIEWS: list[tuple[tuple, list[float]] | None] = [None, None]
+_TOKEN_VIEWS: list[tuple | None] = [None, None]
 """Per seat: the last token/round part of an observation and the state objects it came from."""
 
 
 def _token_view(state: State, player: int) -> list[float]:
     """The token, Seal and round pieces of ``player``'s observation (they change only on sales
     and between rounds, so the last one per seat is reused while the same objects are in the state)."""
-    key = (
-        state.goods_stacks,
-        state.bonus_piles,
-        state.goods_tokens,
-        state.bonus_tokens,
-        state.history,
-        state.round,
-        state.starter,
-    )
+    # Sales replace goods_tokens (and the stacks), bonus draws replace bonus_tokens, a new
+    # round brings new bonus piles and a longer history: identity of these four suffices.
+    goods_tokens = state.goods_tokens
+    bonus_tokens = state.bonus_tokens
+    bonus_piles = state.bonus_piles
+    history = state.history
     cached = _TOKEN_VIEWS[player]
-    if cached is not None and all(a is b for a, b in zip(cached[0], key)):
-        return cached[1]
+    if (
+        cached is not None
+        and cached[0] is goods_tokens
+        and cached[1] is bonus_tokens
+        and cached[2] is bonus_piles
+        and cached[3] is history
+    ):
+        return cached[4]
     opp = 1 - player
     stacks = state.goods_stacks
     my_goods = state.goods_tokens[player]
@@ -277,7 +280,7 @@ def _token_view(state: State, player: int) -> list[float]:
             past_opp / 100,
         )
     )
-    _TOKEN_VIEWS[player] = (key, values)
+    _TOKEN_VIEWS[player] = (goods_tokens, bonus_tokens, bonus_piles, history, values)
     return values
 
 
