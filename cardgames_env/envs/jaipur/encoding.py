@@ -17,7 +17,7 @@ deck order or the opponent's bonus token values.
 from __future__ import annotations
 
 import itertools
-from typing import NamedTuple
+import struct
 
 import numpy as np
 
@@ -118,28 +118,21 @@ GIVES_PACKED, EXCHANGE_GIVE_INDEX = _build_gives()
 """The 784 give multisets (packed), and the give multiset of every exchange."""
 
 
-class _MarketEntry(NamedTuple):
-    """What a market allows, whatever the hand: computed once per market content."""
-
-    takes: np.ndarray  # take-one actions and the camels action (if any camel)
-    camels: np.ndarray  # the camels action alone (when the hand is full)
-    exchanges: np.ndarray  # exchange actions whose taken goods the market holds
-    gives: np.ndarray  # index of their give multisets in GIVES_PACKED
+_BY_MARKET: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+"""Market content -> (take-one and camels actions, the camels action alone, the exchange actions
+whose taken goods the market holds, the index of their give multisets)."""
+_BY_HAND: dict[tuple[tuple[int, ...], int], tuple[np.ndarray, np.ndarray]] = {}
+"""(hand, camels givable) -> (sell actions, int8 flags of the give multisets it can pay)."""
 
 
-_BY_MARKET: dict[tuple[int, ...], _MarketEntry] = {}
-_SELLS: dict[tuple[int, ...], np.ndarray] = {}
-_GIVABLE: dict[tuple[int, ...], np.ndarray] = {}
-
-
-def _market_entry(market: tuple[int, ...]) -> _MarketEntry:
-    """Actions the market content allows (cached per market: at most 462 contents)."""
+def _market_entry(market: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Actions a market content allows, whatever the hand (cached: at most 462 contents)."""
     entry = _BY_MARKET.get(market)
     if entry is None:
         fits = ((pack(market[:NUM_GOODS]) - TAKE_PACKED) & GUARD) == GUARD
         camels = [CAMELS] if market[CAMEL] else []
         takes = [TAKE0 + g for g in range(NUM_GOODS) if market[g]] + camels
-        entry = _MarketEntry(
+        entry = (
             np.array(takes, dtype=np.intp),
             np.array(camels, dtype=np.intp),
             _EXCHANGE_ACTIONS[fits],
@@ -149,28 +142,22 @@ def _market_entry(market: tuple[int, ...]) -> _MarketEntry:
     return entry
 
 
-def _sell_actions(hand: tuple[int, ...]) -> np.ndarray:
-    """Sell actions a hand allows (cached per hand): n >= 2 for precious goods."""
-    actions = _SELLS.get(hand)
-    if actions is None:
-        actions = np.array(
+def _hand_entry(key: tuple[tuple[int, ...], int]) -> tuple[np.ndarray, np.ndarray]:
+    """Sell actions of a hand (n >= 2 for precious goods) and the give multisets it can pay
+    with its goods and ``camels`` herd camels (cached)."""
+    entry = _BY_HAND.get(key)
+    if entry is None:
+        hand, camels = key
+        sells = np.array(
             [SELL0 + g * MAX_SELL + n - 1 for g in range(NUM_GOODS) for n in range(MIN_SALE[g], hand[g] + 1)],
             dtype=np.intp,
         )
-        _SELLS[hand] = actions
-    return actions
-
-
-def _givable(hand: tuple[int, ...], camels: int) -> np.ndarray:
-    """int8 flags of the give multisets a player can pay: hand goods and ``camels`` (cached)."""
-    key = (*hand[:NUM_GOODS], camels)
-    flags = _GIVABLE.get(key)
-    if flags is None:
-        flags = (((pack(key) - GIVES_PACKED) & GUARD) == GUARD).astype(np.int8)
-        if len(_GIVABLE) >= 65536:  # bound the cache (hand contents are limited anyway)
-            _GIVABLE.clear()
-        _GIVABLE[key] = flags
-    return flags
+        payable = (((pack((*hand[:NUM_GOODS], camels)) - GIVES_PACKED) & GUARD) == GUARD).astype(np.int8)
+        if len(_BY_HAND) >= 65536:  # bound the cache (hand contents are limited anyway)
+            _BY_HAND.clear()
+        entry = (sells, payable)
+        _BY_HAND[key] = entry
+    return entry
 
 
 def legal_mask(state: State) -> np.ndarray:
@@ -180,15 +167,16 @@ def legal_mask(state: State) -> np.ndarray:
         return mask
     p = state.player
     hand = state.hands[p]
-    size = sum(hand)
-    entry = _market_entry(state.market)
-    # Take one good only with room in the 7-card hand; camels need one in the market.
-    mask[entry.takes if size < HAND_LIMIT else entry.camels] = 1
-    mask[_sell_actions(hand)] = 1
-    # Exchange: camels can be given only up to the room left under the hand limit (A2).
-    room = HAND_LIMIT - size
+    room = HAND_LIMIT - sum(hand)
     herd = state.herds[p][CAMEL]
-    mask[entry.exchanges] = _givable(hand, herd if herd < room else room)[entry.gives]
+    market = state.market
+    takes, camels, exchanges, gives = _BY_MARKET.get(market) or _market_entry(market)
+    # Camels can be given back only up to the room left under the hand limit (A2).
+    key = (hand, herd if herd < room else room)
+    sells, payable = _BY_HAND.get(key) or _hand_entry(key)
+    mask[takes if room else camels] = 1  # take one good only with room in the hand
+    mask[sells] = 1
+    mask[exchanges] = payable[gives]
     return mask
 
 
@@ -224,11 +212,15 @@ _STACK_PAD: tuple[dict[int, tuple[int, ...]], ...] = tuple(
 )
 _CAMEL_STANDING = {1: (1.0, 0.0, 0.0), -1: (0.0, 1.0, 0.0), 0: (0.0, 0.0, 1.0)}
 _NO_STANDING = (0.0, 0.0, 0.0)
+_CARD_SIZE = LAYOUT.piece("tokens_left").offset
+_CARD_STRUCT = struct.Struct(f"={_CARD_SIZE}f")
+"""The pieces before ``tokens_left`` (cards, herds, standing, turn) as native float32."""
+_TOKEN_STRUCT = struct.Struct(f"={LAYOUT.size - _CARD_SIZE}f")
 _TOKEN_VIEWS: list[tuple | None] = [None, None]
 """Per seat: the last token/round part of an observation and the state objects it came from."""
 
 
-def _token_view(state: State, player: int) -> list[float]:
+def _token_view(state: State, player: int) -> bytes:
     """The token, Seal and round pieces of ``player``'s observation (they change only on sales
     and between rounds, so the last one per seat is reused while the same objects are in the state)."""
     # Sales replace goods_tokens (and the stacks), bonus draws replace bonus_tokens, a new
@@ -280,8 +272,9 @@ def _token_view(state: State, player: int) -> list[float]:
             past_opp / 100,
         )
     )
-    _TOKEN_VIEWS[player] = (goods_tokens, bonus_tokens, bonus_piles, history, values)
-    return values
+    packed = _TOKEN_STRUCT.pack(*values)
+    _TOKEN_VIEWS[player] = (goods_tokens, bonus_tokens, bonus_piles, history, packed)
+    return packed
 
 
 def observe(state: State, player: int) -> np.ndarray:
@@ -296,23 +289,26 @@ def observe(state: State, player: int) -> np.ndarray:
     else:
         shown_herd = opp_herd
         standing = _CAMEL_STANDING[(my_herd > opp_herd) - (my_herd < opp_herd)]
-    return np.array(
-        [
-            *hand[:NUM_GOODS],
-            *state.market,
-            my_herd,
-            shown_herd,
-            sum(hand),
-            sum(state.hands[opp]),
-            *state.known[opp][:NUM_GOODS],
-            len(state.deck),
-            *state.discard[:NUM_GOODS],
-            *standing,
-            1.0 if (state.player == player and not state.round_over) else 0.0,
-            *_token_view(state, player),
-        ],
-        dtype=np.float32,
+    card_part = _CARD_STRUCT.pack(
+        *hand[:NUM_GOODS],
+        *state.market,
+        my_herd,
+        shown_herd,
+        sum(hand),
+        sum(state.hands[opp]),
+        *state.known[opp][:NUM_GOODS],
+        len(state.deck),
+        *state.discard[:NUM_GOODS],
+        *standing,
+        1.0 if (state.player == player and not state.round_over) else 0.0,
     )
+    # float32 packing with struct is faster than numpy's conversion of a Python list.
+    return np.frombuffer(bytearray(card_part + _token_view(state, player)), dtype=np.float32)
+
+
+def apply_action(state: State, action: int) -> State:
+    """Apply an action checked against the mask (the rules still verify the move)."""
+    return rules.apply_move(state, MOVES[action])
 
 
 class JaipurEncoding(Encoding):
@@ -326,13 +322,9 @@ class JaipurEncoding(Encoding):
         self.layout = LAYOUT
         self.num_players = NUM_PLAYERS
 
-    def observe(self, state: State, player: int) -> np.ndarray:
-        """Return ``player``'s observation vector (float32, :data:`LAYOUT`)."""
-        return observe(state, player)
-
-    def legal_action_mask(self, state: State) -> np.ndarray:
-        """Return the int8 mask of the legal actions (vectorised, equal to ``legal_moves``)."""
-        return legal_mask(state)
+    # The hot-path methods are the module functions themselves (no extra call frame per step).
+    observe = staticmethod(observe)
+    legal_action_mask = staticmethod(legal_mask)
 
     def encode(self, state: State, move: Move) -> int:
         """Return the action of a move.
@@ -351,9 +343,7 @@ class JaipurEncoding(Encoding):
             raise ValueError(f"Jaipur actions are 0..{ACTIONS.size - 1}, got {action}")
         return MOVES[action]
 
-    def apply_action(self, state: State, action: int) -> State:
-        """Apply an action checked against the mask (the rules still verify the move)."""
-        return rules.apply_move(state, MOVES[action])
+    apply_action = staticmethod(apply_action)
 
     def render(self, state: State, viewer: int | None) -> str:
         """Market, tokens, both players (the opponent's hand hidden when ``viewer`` is given)."""

@@ -28,6 +28,7 @@ Notes on this implementation:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -740,6 +741,18 @@ _HANDLERS: dict[type, Callable[[State, Move], State]] = {
 }
 
 
+_STATE_SETTERS = tuple(State.__dict__[f.name].__set__ for f in dataclasses.fields(State))
+
+
+def _fast_state(*values: object) -> State:
+    """Build a ``State`` from all its field values in order, through the slot descriptors
+    (a frozen dataclass's ``__init__`` pays for ``object.__setattr__`` on every field)."""
+    state = object.__new__(State)
+    for setter, value in zip(_STATE_SETTERS, values):
+        setter(state, value)
+    return state
+
+
 def _next_turn(
     state: State,
     *,
@@ -756,7 +769,7 @@ def _next_turn(
     known: tuple[Counts, Counts] | None = None,
 ) -> State:
     """Build the state after a move: the opponent moves next, or the round is scored."""
-    new = State(
+    new = _fast_state(
         state.config,
         1 - state.player,
         state.starter,
