@@ -78,14 +78,31 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 class HumanAgent:
-    """Reads moves in the game's notation from the terminal."""
+    """Reads moves in the game's notation from the terminal.
+
+    In games whose moves take several actions (Haggis selects cards one at a time), a full
+    move typed once is carried out over the following sub-steps: while the rules state has
+    not changed, the same text is turned into its next action.
+    """
 
     def __init__(self, env: Any, seat: int):
         self.env = env
         self.seat = seat
+        self._pending: tuple[str, Any] | None = None
 
     def act(self, observation: Any, action_mask: Any) -> int:
         env = self.env
+        if self._pending is not None:
+            text, state = self._pending
+            self._pending = None
+            if env.state() is state:
+                try:
+                    action = env.string_to_action(text)
+                except ValueError:
+                    action = -1
+                if action >= 0 and action_mask[action]:
+                    self._pending = (text, state)
+                    return action
         env.render_viewer = self.seat
         print(env.encoding.render(env._decision, self.seat))
         legal = env.legal_action_strings()
@@ -107,6 +124,7 @@ class HumanAgent:
             if not action_mask[action]:
                 print(f"{text!r} is not legal now; type ? for the list")
                 continue
+            self._pending = (text, env.state())
             return action
 
     def reset(self, seed: int | None = None) -> None:
@@ -152,9 +170,13 @@ def cmd_play(args: argparse.Namespace) -> int:
         seat = env.possible_agents.index(agent)
         action = agents[seat].act(obs["observation"], obs["action_mask"])
         move = env.action_to_string(action)
+        before = env.state()
         env.step(action)
         if not args.quiet:
             print(f"{agent}: {move}")
+            event = env.encoding.describe_transition(before, env.state())
+            if event:
+                print(event)
     print(env.encoding.render(env._decision, viewer))
     points = env.rules.points(env.state())
     print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)))

@@ -157,6 +157,11 @@ class Encoding:
         """Parse move notation into the action that plays it in ``state``."""
         return self.encode(state, self.rules.parse_move(text))
 
+    def describe_transition(self, before: Any, after: Any) -> str | None:
+        """Return a line narrating what a step changed beyond the move itself (e.g. who won a
+        trick), or ``None``; used when watching games in the terminal."""
+        return None
+
     def render(self, state: Any, viewer: int | None) -> str:
         """Return a text picture of the state; ``viewer`` hides others' hands (``None`` shows all)."""
         return repr(state)

@@ -87,3 +87,18 @@ def test_string_round_trip():
         assert text.startswith("play ")
         assert ENC.string_to_action(state, text) == action
     assert ENC.string_to_action(state, "♥A") == C("AH") == ENC.encode(state, Play(C("AH")))
+
+
+def test_watching_narrates_tricks_and_hand_ends():
+    import contextlib
+    import io
+
+    from cardgames_env.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["play", "gongzhu_v0", "--agents", "heuristic,random,random,random", "--seed", "3"]) == 0
+    text = out.getvalue()
+    assert text.count("takes the trick") == 13
+    assert text.count("play ") == 52
+    assert "points: player_0" in text

@@ -107,6 +107,21 @@ class GongZhuEncoding(Encoding):
             raise ValueError(f"Gong Zhu actions are 0..51, got {action}")
         return Play(action)
 
+    def describe_transition(self, before: State, after: State) -> str | None:
+        """Narrate a completed trick (who took it, point cards, score) and a finished hand."""
+        if after.hand_number != before.hand_number:  # the last trick ended the hand; new deal
+            return "  -> hand over; totals " + "  ".join(
+                f"P{s} {t:+d}" for s, t in enumerate(after.totals)
+            ) + f"; P{after.leader} (pig) leads hand {after.hand_number}"
+        if len(before.trick) != NUM_PLAYERS - 1:
+            return None
+        winner = after.leader
+        gained = notation_of(after.captured[winner] & ~before.captured[winner])
+        line = f"  -> P{winner} takes the trick"
+        if gained:
+            line += f" with [{gained}], hand score {after.hand_points[winner]:+d}"
+        return line
+
     def render(self, state: State, viewer: int | None) -> str:
         """Hands (the viewer's only, when given), the trick, captured point cards and scores."""
         return render_state(state, viewer)

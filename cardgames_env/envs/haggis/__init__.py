@@ -1,0 +1,1 @@
+"""Haggis: two-player climbing game with wild face cards and bombs (``haggis_v0``)."""

@@ -1,0 +1,311 @@
+"""Red7 rule evaluation: qualifying sets, who is winning, and advanced-game scoring.
+
+The stable API works on card names (red7.md section 2)::
+
+    winning_player("O", [["V4", "I4", "Y2", "O2"], ["G3", "B3"]])  # -> 0
+    scored_points("G", ["R2", "O4", "Y7"])                          # -> 6
+
+Under the hood palettes are card bitmasks (:mod:`.cards`); a palette's *strength* under a
+rule is ``|Q| * 64 + highest card of Q`` (0 when ``Q`` is empty), so comparing strengths
+compares ``(|Q|, highest card)`` exactly as the rulebook's tie-break does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from .cards import (
+    CARD_NUMBER,
+    COLOUR_MASKS,
+    EVEN_MASK,
+    FULL_DECK,
+    LOW_MASK,
+    NUMBER_MASKS,
+    Colour,
+    parse_card,
+    parse_colour,
+)
+
+RED, ORANGE, YELLOW, GREEN, BLUE, INDIGO, VIOLET = (int(c) for c in Colour)
+_COLOUR_LOW = COLOUR_MASKS[Colour.VIOLET]  # bits 0, 7, .., 42: a colour group shifted down
+_COLOUR_SPREAD = tuple(sum(_COLOUR_LOW << s for s in range(7) if m >> s & 1) for m in range(128))
+"""Cards of the colours whose in-group positions (``6 - colour``) are the bits of the index."""
+
+
+def _top(mask: int) -> int:
+    """Highest card id of a non-empty mask."""
+    return mask.bit_length() - 1
+
+
+def _best_run(present: int) -> tuple[int, int]:
+    """Longest run of consecutive numbers in a 7-bit set; ties -> the highest run.
+
+    Returns ``(length, index of its top number)``; ``(0, -1)`` for the empty set.
+    """
+    best = (0, -1)
+    length = 0
+    for n in range(7):
+        length = length + 1 if present >> n & 1 else 0
+        if length and length >= best[0]:
+            best = (length, n)
+    return best
+
+
+RUN_TABLE: tuple[tuple[int, int], ...] = tuple(_best_run(p) for p in range(128))
+"""``RUN_TABLE[numbers present]`` = (length, top number index) of the best run (Indigo)."""
+
+
+def _numbers_present(palette: int) -> int:
+    """7-bit set of the number indices (0 = the 1s) present in a palette."""
+    return sum(1 << n for n in range(7) if palette & NUMBER_MASKS[n])
+
+
+def qualifying(rule: int, palette: int) -> int:
+    """Return the qualifying set ``Q`` of a palette under a rule (red7.md section 2), as a bitmask.
+
+    Args:
+        rule: colour index of the rule (0 = Red .. 6 = Violet).
+        palette: bitmask of the palette's cards.
+    """
+    if not palette:
+        return 0
+    if rule == RED:
+        return 1 << _top(palette)
+    if rule == GREEN:
+        return palette & EVEN_MASK
+    if rule == VIOLET:
+        return palette & LOW_MASK
+    if rule == BLUE:
+        q = 0
+        for colour_mask in COLOUR_MASKS:
+            group = palette & colour_mask
+            if group:
+                q |= 1 << _top(group)
+        return q
+    if rule in (ORANGE, YELLOW):
+        groups = NUMBER_MASKS if rule == ORANGE else COLOUR_MASKS
+        # A1: the group with the largest (size, highest card).
+        return max(
+            (palette & g for g in groups if palette & g),
+            key=lambda m: (m.bit_count(), _top(m)),
+        )
+    if rule == INDIGO:
+        length, top_number = RUN_TABLE[_numbers_present(palette)]
+        q = 0
+        for n in range(top_number - length + 1, top_number + 1):
+            q |= 1 << _top(palette & NUMBER_MASKS[n])  # A2: one card per number, its best
+        return q
+    raise ValueError(f"rule must be a colour index 0..6, got {rule!r}")
+
+
+def strength(rule: int, palette: int) -> int:
+    """Return ``|Q| * 64 + highest card of Q`` (0 when ``Q`` is empty); higher is better."""
+    if not palette:
+        return 0
+    if rule == RED:
+        return 63 + palette.bit_length()
+    if rule == GREEN or rule == VIOLET:
+        q = palette & (EVEN_MASK if rule == GREEN else LOW_MASK)
+        return q.bit_count() * 64 + q.bit_length() - 1 if q else 0
+    if rule == BLUE:
+        m = palette | palette >> 7
+        m |= m >> 14
+        m |= m >> 28
+        return (m & 0x7F).bit_count() * 64 + palette.bit_length() - 1
+    if rule == ORANGE:
+        best = 0
+        for n in range(7):
+            group = palette >> (7 * n) & 0x7F
+            if group:
+                value = group.bit_count() * 64 + 7 * n + group.bit_length() - 1
+                if value > best:
+                    best = value
+        return best
+    if rule == YELLOW:
+        best = 0
+        for s in range(7):
+            group = palette >> s & _COLOUR_LOW
+            if group:
+                value = group.bit_count() * 64 + group.bit_length() - 1 + s
+                if value > best:
+                    best = value
+        return best
+    if rule == INDIGO:
+        present = 0
+        for n in range(7):
+            if palette >> (7 * n) & 0x7F:
+                present |= 1 << n
+        length, top_number = RUN_TABLE[present]
+        return length * 64 + _top(palette & NUMBER_MASKS[top_number])
+    raise ValueError(f"rule must be a colour index 0..6, got {rule!r}")
+
+
+@lru_cache(maxsize=1 << 16)
+def strengths(palette: int) -> tuple[int, ...]:
+    """Return the palette's strength under each of the seven rules (cached: palettes repeat).
+
+    Same values as :func:`strength` for each rule, computed in one pass over the groups.
+    """
+    if not palette:
+        return (0, 0, 0, 0, 0, 0, 0)
+    top = palette.bit_length() - 1
+    orange = present = 0
+    for n in range(7):
+        group = palette >> (7 * n) & 0x7F
+        if group:
+            present |= 1 << n
+            value = group.bit_count() * 64 + 7 * n + group.bit_length() - 1
+            if value > orange:
+                orange = value
+    yellow = colours = 0
+    for shift in range(7):
+        group = palette >> shift & _COLOUR_LOW
+        if group:
+            colours += 1
+            value = group.bit_count() * 64 + group.bit_length() - 1 + shift
+            if value > yellow:
+                yellow = value
+    even, low = palette & EVEN_MASK, palette & LOW_MASK
+    length, top_number = RUN_TABLE[present]
+    return (
+        64 + top,
+        orange,
+        yellow,
+        even.bit_count() * 64 + even.bit_length() - 1 if even else 0,
+        colours * 64 + top,
+        length * 64 + (palette & NUMBER_MASKS[top_number]).bit_length() - 1,
+        low.bit_count() * 64 + low.bit_length() - 1 if low else 0,
+    )
+
+
+_ABOVE: tuple[int, ...] = tuple(FULL_DECK >> (x + 1) << (x + 1) for x in range(49))
+"""``_ABOVE[x]``: the cards with an id greater than ``x`` (0 <= x <= 48)."""
+
+
+def _above(x: int) -> int:
+    """Cards with an id greater than ``x``."""
+    return FULL_DECK if x < 0 else (_ABOVE[x] if x < 49 else 0)
+
+
+def winning_additions(palette: int, thresholds: Sequence[int], rules: int = 0x7F) -> tuple[int, ...]:
+    """For each rule ``k``: the cards ``c`` with ``strength(k, palette | c) > thresholds[k]``.
+
+    Adding a card never lowers a strength, so a rule already beaten gives every card. The
+    result is exact for cards outside the palette (cards inside it change nothing). Rules
+    whose bit is not set in ``rules`` are skipped (their set is returned as 0).
+    """
+    base = strengths(palette)
+    result = [0, 0, 0, 0, 0, 0, 0]
+    top = palette.bit_length() - 1
+    for rule in range(7):
+        if not rules >> rule & 1:
+            continue
+        t = thresholds[rule]
+        if base[rule] > t:
+            result[rule] = FULL_DECK
+            continue
+        if rule == RED:  # 64 + max(top, c) > t, and top <= t - 64 here
+            result[rule] = _above(t - 64)
+        elif rule == GREEN or rule == VIOLET:
+            subset = EVEN_MASK if rule == GREEN else LOW_MASK
+            q = palette & subset
+            x = t - (q.bit_count() + 1) * 64  # need max(top of Q, c) > x
+            result[rule] = subset if q.bit_length() - 1 > x else subset & _above(x)
+        elif rule == BLUE:
+            m = palette | palette >> 7
+            m |= m >> 14
+            m |= m >> 28
+            m &= 0x7F
+            old = _COLOUR_SPREAD[m]
+            count = m.bit_count()
+            x_old, x_new = t - count * 64, t - (count + 1) * 64
+            result[rule] = (old if top > x_old else old & _above(x_old)) | (
+                FULL_DECK & ~old if top > x_new else ~old & _above(x_new)
+            )
+        elif rule == ORANGE:
+            wins = 0
+            for n in range(7):
+                low = 7 * n
+                g = palette >> low & 0x7F
+                x = t - (g.bit_count() + 1) * 64
+                if x < low or g.bit_length() + low - 1 > x:
+                    wins |= 0x7F << low
+                elif x < low + 6:
+                    wins |= 0x7F << low & _ABOVE[x]
+            result[rule] = wins
+        elif rule == YELLOW:
+            wins = 0
+            for shift in range(7):
+                g = palette >> shift & _COLOUR_LOW
+                x = t - (g.bit_count() + 1) * 64
+                if x < shift or (g and g.bit_length() + shift - 1 > x):
+                    wins |= _COLOUR_LOW << shift
+                elif x < 42 + shift:
+                    wins |= _COLOUR_LOW << shift & _ABOVE[x]
+            result[rule] = wins
+        else:  # INDIGO
+            present = 0
+            for n in range(7):
+                if palette >> (7 * n) & 0x7F:
+                    present |= 1 << n
+            wins = 0
+            for n in range(7):
+                length, top_number = RUN_TABLE[present | 1 << n]
+                if top_number == n:
+                    x = t - length * 64
+                    if (palette & NUMBER_MASKS[n]).bit_length() - 1 > x:
+                        wins |= NUMBER_MASKS[n]
+                    else:
+                        wins |= NUMBER_MASKS[n] & _above(x)
+                elif length * 64 + _top(palette & NUMBER_MASKS[top_number]) > t:
+                    wins |= NUMBER_MASKS[n]
+            result[rule] = wins
+    return tuple(result)
+
+
+# -- the stable API on card names ----------------------------------------------------------
+
+
+def _mask_of_names(palette: Sequence[str]) -> int:
+    mask = 0
+    for name in palette:
+        card = parse_card(name)
+        if mask >> card & 1:
+            raise ValueError(f"card {name} appears twice")
+        mask |= 1 << card
+    return mask
+
+
+def winning_player(rule: str, palettes: Sequence[Sequence[str]]) -> int | None:
+    """Return the index of the palette winning under ``rule``, or ``None`` if nobody qualifies.
+
+    Args:
+        rule: the canvas colour, one letter of ``ROYGBIV``.
+        palettes: each player's palette as card names such as ``"R7"``, ``"V1"``.
+
+    Raises:
+        ValueError: for a bad rule or card name, or a card appearing twice.
+    """
+    rule_index = parse_colour(rule)
+    masks = [_mask_of_names(p) for p in palettes]
+    seen = 0
+    for mask in masks:
+        if seen & mask:
+            raise ValueError("a card appears in two palettes")
+        seen |= mask
+    values = [strength(rule_index, m) for m in masks]
+    best = max(values, default=0)
+    return values.index(best) if best > 0 else None
+
+
+def scored_points(rule: str, palette: Sequence[str]) -> int:
+    """Return the advanced-game score of a palette: the sum of the numbers of its ``Q`` (section 4.3)."""
+    q = qualifying(parse_colour(rule), _mask_of_names(palette))
+    return sum(CARD_NUMBER[c] for c in range(49) if q >> c & 1)
+
+
+def points_of(rule: int, palette: int) -> int:
+    """Bitmask version of :func:`scored_points`."""
+    q = qualifying(rule, palette)
+    return sum(CARD_NUMBER[c] for c in range(49) if q >> c & 1)
