@@ -153,7 +153,7 @@ def _hand_entry(key: tuple[tuple[int, ...], int]) -> tuple[np.ndarray, np.ndarra
             dtype=np.intp,
         )
         payable = (((pack((*hand[:NUM_GOODS], camels)) - GIVES_PACKED) & GUARD) == GUARD).astype(np.int8)
-        if len(_BY_HAND) >= 65536:  # bound the cache (hand contents are limited anyway)
+        if len(_BY_HAND) >= 16384:  # never reached: 1,716 hands x 6 camel counts at most
             _BY_HAND.clear()
         entry = (sells, payable)
         _BY_HAND[key] = entry
@@ -171,8 +171,10 @@ def legal_mask(state: State) -> np.ndarray:
     herd = state.herds[p][CAMEL]
     market = state.market
     takes, camels, exchanges, gives = _BY_MARKET.get(market) or _market_entry(market)
-    # Camels can be given back only up to the room left under the hand limit (A2).
-    key = (hand, herd if herd < room else room)
+    # Camels can be given back only up to the room left under the hand limit (A2); no
+    # exchange gives more than 5, so larger counts share one cache entry.
+    camels_givable = min(herd, room, 5)
+    key = (hand, camels_givable)
     sells, payable = _BY_HAND.get(key) or _hand_entry(key)
     mask[takes if room else camels] = 1  # take one good only with room in the hand
     mask[sells] = 1
