@@ -142,21 +142,26 @@ def _market_entry(market: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.n
     return entry
 
 
+_CAMEL_FIELDS = np.arange(6, dtype=np.int64) << (4 * CAMEL)  # 0..5 givable camels, packed
+
+
 def _hand_entry(key: tuple[tuple[int, ...], int]) -> tuple[np.ndarray, np.ndarray]:
     """Sell actions of a hand (n >= 2 for precious goods) and the give multisets it can pay
-    with its goods and ``camels`` herd camels (cached)."""
+    with its goods and ``camels`` herd camels (cached; a miss fills all 6 camel counts)."""
     entry = _BY_HAND.get(key)
     if entry is None:
-        hand, camels = key
+        hand = key[0]
         sells = np.array(
             [SELL0 + g * MAX_SELL + n - 1 for g in range(NUM_GOODS) for n in range(MIN_SALE[g], hand[g] + 1)],
             dtype=np.intp,
         )
-        payable = (((pack((*hand[:NUM_GOODS], camels)) - GIVES_PACKED) & GUARD) == GUARD).astype(np.int8)
+        available = pack(hand[:NUM_GOODS]) + _CAMEL_FIELDS  # one row per camel count
+        payable = (((available[:, None] - GIVES_PACKED) & GUARD) == GUARD).astype(np.int8)
         if len(_BY_HAND) >= 16384:  # never reached: 1,716 hands x 6 camel counts at most
             _BY_HAND.clear()
-        entry = (sells, payable)
-        _BY_HAND[key] = entry
+        for camels in range(6):
+            _BY_HAND[(hand, camels)] = (sells, payable[camels])
+        entry = _BY_HAND[key]
     return entry
 
 
@@ -217,7 +222,11 @@ _NO_STANDING = (0.0, 0.0, 0.0)
 _CARD_SIZE = LAYOUT.piece("tokens_left").offset
 _CARD_STRUCT = struct.Struct(f"={_CARD_SIZE}f")
 """The pieces before ``tokens_left`` (cards, herds, standing, turn) as native float32."""
-_TOKEN_STRUCT = struct.Struct(f"={LAYOUT.size - _CARD_SIZE}f")
+_STACKS_SIZE = LAYOUT.piece("bonus_left").offset - _CARD_SIZE
+_STACKS_STRUCT = struct.Struct(f"={_STACKS_SIZE}f")
+"""``tokens_left`` and ``goods_stacks`` as native float32 (cached per stack lengths in _STACK_BYTES)."""
+_REST_STRUCT = struct.Struct(f"={LAYOUT.size - _CARD_SIZE - _STACKS_SIZE}f")
+_STACK_BYTES: dict[tuple[int, ...], bytes] = {}
 _TOKEN_VIEWS: list[tuple | None] = [None, None]
 """Per seat: the last token/round part of an observation and the state objects it came from."""
 
@@ -253,10 +262,12 @@ def _token_view(state: State, player: int) -> bytes:
     for result in state.history:
         past_me += result.rupees[player]
         past_opp += result.rupees[opp]
-    values: list[float] = list(map(len, stacks))
-    for g in range(NUM_GOODS):
-        values.extend(_STACK_PAD[g][len(stacks[g])])
-    values.extend(map(len, state.bonus_piles))
+    lengths = tuple(map(len, stacks))
+    stack_part = _STACK_BYTES.get(lengths)
+    if stack_part is None:  # a suffix of a fixed stack is known from its length
+        padded = [v for g in range(NUM_GOODS) for v in _STACK_PAD[g][lengths[g]]]
+        stack_part = _STACK_BYTES[lengths] = _STACKS_STRUCT.pack(*lengths, *padded)
+    values: list[float] = list(map(len, state.bonus_piles))
     values.extend(bonus_values)
     values.extend(map(len, my_bonus))
     values.extend(map(len, state.bonus_tokens[opp]))
@@ -274,7 +285,7 @@ def _token_view(state: State, player: int) -> bytes:
             past_opp / 100,
         )
     )
-    packed = _TOKEN_STRUCT.pack(*values)
+    packed = stack_part + _REST_STRUCT.pack(*values)
     _TOKEN_VIEWS[player] = (goods_tokens, bonus_tokens, bonus_piles, history, packed)
     return packed
 
