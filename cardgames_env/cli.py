@@ -141,7 +141,7 @@ def build_agents(env: Any, spec: str, seed: int) -> list[Any]:
         names = names * n
     if len(names) != n:
         raise UsageError(f"{env.metadata['name']} has {n} seats; --agents names {len(names)}")
-    agents = []
+    agents: list[Any] = []
     for seat, kind in enumerate(names):
         if kind == "human":
             agents.append(HumanAgent(env, seat))

@@ -32,8 +32,10 @@ class CardGameEnv(AECEnv, EzPickle):
         **options: the game's ``Config`` fields (variants); unknown ones raise ``ValueError``.
     """
 
-    rules: ClassVar[Any]
-    encoding_cls: ClassVar[type[Encoding]]
+    rules: Any
+    """The game's rules module (set by each game's env class)."""
+    encoding_cls: type[Encoding]
+    """The game's Encoding subclass (set by each game's env class)."""
     metadata: ClassVar[dict[str, Any]] = {
         "name": "cardgame_v0",
         "render_modes": ["ansi", "human"],
@@ -104,7 +106,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._returns = tuple(rules.returns(self._state))
         self._eliminated: tuple[bool, ...] = (False,) * len(self.possible_agents)
         self._mask = None

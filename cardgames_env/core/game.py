@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -100,12 +100,15 @@ class Encoding:
     method below that takes ``state`` receives the decision state.
     """
 
-    rules: ClassVar[Any]
-    """The game's rules module."""
+    rules: Any
+    """The game's rules module (set as a class attribute by each game's encoding)."""
 
     actions: ActionTable
     layout: ObservationLayout
     num_players: int
+
+    def __init__(self, config: Any) -> None:
+        self.config = config
 
     @property
     def num_actions(self) -> int:
