@@ -821,7 +821,7 @@ def end_round(state: State) -> State:
     result = round_result(state)
     seals = state.seals
     if result.seal >= 0:
-        seals = _set(seals, result.seal, seals[result.seal] + 1)  # type: ignore[assignment]
+        seals = _set(seals, result.seal, seals[result.seal] + 1)
     return State(
         state.config,
         state.player,
@@ -882,7 +882,7 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
         state.round,
         deck,
         state.market,
-        _set(state.hands, opp, new_hand),  # type: ignore[arg-type]
+        _set(state.hands, opp, new_hand),
         state.herds,
         state.discard,
         state.goods_stacks,
