@@ -13,6 +13,7 @@ NAMESPACE = "cardgames"
 
 _ENV_MODULES: dict[str, str] = {
     "gongzhu_v0": "cardgames_env.gongzhu_v0",
+    "jaipur_v0": "cardgames_env.jaipur_v0",
     "haggle_v0": "cardgames_env.haggle_v0",
     "haggis_v0": "cardgames_env.haggis_v0",
     "red7_v0": "cardgames_env.red7_v0",

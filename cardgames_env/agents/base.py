@@ -15,6 +15,7 @@ from cardgames_env.core.rng import make_rng
 
 HEURISTICS: dict[str, str] = {
     "gongzhu": "cardgames_env.agents.gongzhu:GongZhuHeuristic",
+    "jaipur": "cardgames_env.agents.jaipur:JaipurHeuristic",
     "haggle": "cardgames_env.agents.haggle:HaggleHeuristic",
     "haggis": "cardgames_env.agents.haggis:HaggisHeuristic",
     "red7": "cardgames_env.agents.red7:Red7Heuristic",

@@ -1,0 +1,1 @@
+"""Jaipur: a two-player trading card game (rules engine, scoring, encoding, env)."""
