@@ -51,7 +51,8 @@ def aec_steps_per_second(make: Callable[[], Any], seconds: float, seed: int = 0)
                 env.step(None)
                 continue
             _ = obs["observation"]
-            legal = np.flatnonzero(obs["action_mask"])
+            # The 0/1 int8 mask viewed as bool: numpy's fast path for nonzero (identical result).
+            legal = np.flatnonzero(obs["action_mask"].view(np.bool_))
             env.step(int(legal[rng.integers(legal.size)]))
             steps += 1
     return steps / (time.process_time() - start)
@@ -95,7 +96,7 @@ def median_mask_microseconds(name: str, options: dict[str, Any], samples: int = 
         t = time.process_time()
         mask = env.encoding.legal_action_mask(decision)
         times.append(time.process_time() - t)
-        legal = np.flatnonzero(mask)
+        legal = np.flatnonzero(mask.view(np.bool_))
         env.step(int(legal[rng.integers(legal.size)]))
     return statistics.median(times) * 1e6
 
@@ -121,7 +122,7 @@ def openspiel_hearts_steps_per_second(seconds: float) -> float | None:
             player = state.current_player()
             _ = np.asarray(state.information_state_tensor(player), dtype=np.float32)
             mask = np.asarray(state.legal_actions_mask(player), dtype=np.int8)
-            legal = np.flatnonzero(mask)
+            legal = np.flatnonzero(mask.view(np.bool_))
             state.apply_action(int(legal[rng.integers(legal.size)]))
             steps += 1
     return steps / (time.process_time() - start)
