@@ -75,6 +75,7 @@ class CardGameEnv(AECEnv, EzPickle):
             a: copy.deepcopy(observation_space) for a in self.possible_agents
         }
         self._no_actions = np.zeros(self.encoding.num_actions, dtype=np.int8)
+        self._no_actions.flags.writeable = False
         self._eliminated_fn = getattr(self.rules, "eliminated", None)
         self._rng: np.random.Generator | None = None
         self._decision: Any = None
@@ -194,7 +195,10 @@ class CardGameEnv(AECEnv, EzPickle):
             if self._to_move < 0:
                 self._mask = self._no_actions
             else:
-                self._mask = self.encoding.legal_action_mask(self._decision)
+                mask = self.encoding.legal_action_mask(self._decision)
+                # Handed out without a copy: read-only, so no caller can change what step checks.
+                mask.flags.writeable = False
+                self._mask = mask
         return self._mask
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -203,9 +207,9 @@ class CardGameEnv(AECEnv, EzPickle):
         observation = self.encoding.observe(self._decision, player)
         # Between steps agent_selection is the player to move unless it is terminated.
         if agent == self.agent_selection and not self.terminations.get(agent, True):
-            mask = self.action_mask().copy()
+            mask = self.action_mask()
         else:
-            mask = self._no_actions.copy()
+            mask = self._no_actions
         return {"observation": observation, "action_mask": mask}
 
     def state(self) -> Any:

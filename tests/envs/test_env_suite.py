@@ -67,6 +67,16 @@ def test_spaces_are_cached_and_consistent(name, options, default):
 
 
 @pytest.mark.parametrize("name,options,default", CASES)
+def test_handed_out_masks_cannot_change_what_step_checks(name, options, default):
+    env = make_raw(name, options)
+    env.reset(seed=4)
+    for agent in env.possible_agents:
+        mask = env.observe(agent)["action_mask"]
+        with pytest.raises(ValueError):
+            mask[0] = 1 - mask[0]
+
+
+@pytest.mark.parametrize("name,options,default", CASES)
 def test_unknown_option_is_a_value_error(name, options, default):
     with pytest.raises(ValueError, match="no_such_option"):
         make_raw(name, options, no_such_option=1)
