@@ -22,7 +22,7 @@ from cardgames_env.core.observation import ObservationLayout
 from cardgames_env.core.render import seat_label
 
 from . import rules
-from .cards import COLOUR_MASKS, COLOURS, NUM_CARDS, mask_str
+from .cards import CARD_COLOUR, COLOUR_MASKS, COLOURS, NUM_CARDS, mask_str
 from .rules import (
     MAIN,
     PLAYING,
@@ -38,7 +38,7 @@ from .rules import (
     State,
     Take,
 )
-from .scoring import strengths, winning_additions
+from .scoring import strengths, winning_additions, winning_cards
 
 ACTIONS = ActionTable(
     [
@@ -90,6 +90,21 @@ _REVERSED7 = tuple(sum(1 << (6 - b) for b in range(7) if m >> b & 1) for m in ra
 """Bit ``6 - b`` for each bit ``b``: in-group positions of a fold -> colour indices."""
 _BELOW = tuple((1 << c) - 1 for c in range(49))
 _ABOVE48 = tuple(((1 << 48) - 1) & ~((1 << c) - 1) for c in range(49))
+_PAIR_ROWS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(pair_action(c, d) if d != c else -1 for d in range(49)) for c in range(49)
+)
+"""``_PAIR_ROWS[c][d]``: the ``play_discard`` action of playing ``c`` then discarding ``d``."""
+_PLAY_OF: tuple[int, ...] = tuple(
+    m.card if isinstance(m, Play) else m.play if isinstance(m, PlayDiscard) else -1
+    for m in DECODE[:GIVE_UP]
+)
+"""Card played to the palette by each turn-start action below ``give_up`` (-1: none)."""
+_DISCARD_OF: tuple[int, ...] = tuple(
+    m.card if isinstance(m, Discard) else m.discard if isinstance(m, PlayDiscard) else -1
+    for m in DECODE[:GIVE_UP]
+)
+"""Card discarded to the canvas by each turn-start action below ``give_up`` (-1: none)."""
+_NUM_ACTIONS = ACTIONS.size
 _BIT_BLOCKS = 6  # hand, canvas, deck_known, out, scored, effect (+ 2 per seat)
 
 
@@ -143,6 +158,7 @@ class Red7Encoding(Encoding):
         self._phase0 = s["phase"].start
         self._tail0 = s["hand_sizes"].start
         self._fast_mask = config.strict and not config.action_rule
+        self._turn_start_only = not config.action_rule  # every decision is a turn start
         self._rotations = tuple(tuple((p + r) % n for r in range(n)) for p in range(n))
 
     # -- observation ---------------------------------------------------------------------------
@@ -196,7 +212,10 @@ class Red7Encoding(Encoding):
     def legal_action_mask(self, state: State) -> np.ndarray:
         """Return the int8 mask of legal actions (equal to ``rules.legal_moves`` exactly)."""
         if self._fast_mask and state.phase == MAIN and state.status == PLAYING:
-            return mask_to_array(main_mask_bits(state), ACTIONS.size).view(np.int8)
+            mask = bytearray(_NUM_ACTIONS)
+            for action in main_mask_actions(state):
+                mask[action] = 1
+            return np.frombuffer(mask, dtype=np.int8)
         return self.actions.mask(self.encode(state, m) for m in rules.legal_moves(state))
 
     # -- actions -------------------------------------------------------------------------------
@@ -230,11 +249,73 @@ class Red7Encoding(Encoding):
 
     def apply_action(self, state: State, action: int) -> State:
         """Apply an action the env has checked against the mask (no second legality check)."""
+        if action < GIVE_UP and self._turn_start_only:
+            return rules.apply_turn_start(state, _PLAY_OF[action], _DISCARD_OF[action])
         return rules.apply_legal_move(state, DECODE[action])
 
     def render(self, state: State, viewer: int | None) -> str:
         """Palettes, the rule, the canvas and hands (the viewer's only, when given)."""
         return render_state(state, viewer)
+
+
+def main_mask_actions(state: State) -> list[int]:
+    """Legal actions at a strict turn start (no action rule), in no particular order.
+
+    A play of ``c`` wins iff ``c`` is a winning addition under the rule; a discard of ``d``
+    wins iff the palette already wins under ``d``'s colour; play ``c`` then discard ``d``
+    wins iff ``c`` is a winning addition under ``d``'s colour. Winning additions are only
+    looked for among the hand's cards and only under the rule and the hand's colours.
+    """
+    p = state[5]  # player
+    hand = state[1][p]
+    if not hand:
+        return [GIVE_UP]  # seed 3.4: no cards, only giving up
+    palettes = state[2]
+    active = state[4]
+    palette = palettes[p]
+    rows = [strengths(q) for s, q in enumerate(palettes) if s != p and active >> s & 1]
+    if len(rows) == 1:
+        thresholds = rows[0]
+    else:
+        thresholds = tuple(map(max, *rows)) if rows else (0,) * 7
+    rule = state[6]
+    base = strengths(palette)
+    hand_cards = _cards_of(hand)
+    plays = winning_cards(rule, palette, thresholds[rule], hand)
+    actions = [PLAY0 + c for c in hand_cards if plays >> c & 1]
+    actions.append(GIVE_UP)
+    single = len(hand_cards) == 1
+    by_colour: dict[int, list[int]] = {}
+    for c in hand_cards:
+        colour = CARD_COLOUR[c]
+        if colour in by_colour:
+            by_colour[colour].append(c)
+        else:
+            by_colour[colour] = [c]
+    for colour, discards in by_colour.items():
+        t = thresholds[colour]
+        if base[colour] > t:
+            actions += [DISCARD0 + d for d in discards]
+        if single:
+            continue
+        wins = plays if colour == rule else winning_cards(colour, palette, t, hand)
+        if not wins:
+            continue
+        for c in hand_cards:
+            if wins >> c & 1:
+                row = _PAIR_ROWS[c]
+                actions += [row[d] for d in discards if d != c]
+    return actions
+
+
+def _cards_of(mask: int) -> list[int]:
+    """Card ids of a bitmask, lowest first."""
+    cards = []
+    while mask:
+        low = mask & -mask
+        cards.append(low.bit_length() - 1)
+        mask ^= low
+    return cards
 
 
 def main_mask_bits(state: State) -> int:
@@ -308,6 +389,7 @@ def render_state(state: State, viewer: int | None) -> str:
 
 
 __all__ = [
-    "ACTIONS", "DECODE", "LAYOUT", "Red7Encoding", "layout_for", "main_mask_bits", "pair_action",
+    "ACTIONS", "DECODE", "LAYOUT", "Red7Encoding", "layout_for", "main_mask_actions", "main_mask_bits",
+    "pair_action",
     "render_state",
 ]

@@ -264,6 +264,82 @@ def winning_additions(palette: int, thresholds: Sequence[int], rules: int = 0x7F
     return tuple(result)
 
 
+def winning_cards(rule: int, palette: int, threshold: int, cards: int) -> int:
+    """The cards of ``cards`` whose addition lifts the palette's strength under ``rule`` above
+    ``threshold`` (the cards of ``winning_additions(palette, ...)[rule]`` restricted to ``cards``).
+
+    Only the number or colour groups that ``cards`` touch are examined, so a small hand costs
+    little. ``cards`` must not meet the palette.
+    """
+    if strengths(palette)[rule] > threshold:
+        return cards
+    t = threshold
+    if rule == RED:  # 64 + max(top, c) > t, and top <= t - 64 here
+        return cards & _above(t - 64)
+    if rule == GREEN or rule == VIOLET:
+        subset = EVEN_MASK if rule == GREEN else LOW_MASK
+        q = palette & subset
+        x = t - (q.bit_count() + 1) * 64  # need max(top of Q, c) > x
+        return cards & subset if q.bit_length() - 1 > x else cards & subset & _above(x)
+    if rule == BLUE:
+        m = palette | palette >> 7
+        m |= m >> 14
+        m |= m >> 28
+        m &= 0x7F
+        old = _COLOUR_SPREAD[m]
+        count = m.bit_count()
+        top = palette.bit_length() - 1
+        x_old, x_new = t - count * 64, t - (count + 1) * 64
+        return cards & (
+            (old if top > x_old else old & _above(x_old))
+            | (FULL_DECK & ~old if top > x_new else ~old & _above(x_new))
+        )
+    wins = 0
+    if rule == ORANGE:
+        for n in range(7):
+            low = 7 * n
+            if not cards >> low & 0x7F:
+                continue
+            g = palette >> low & 0x7F
+            x = t - (g.bit_count() + 1) * 64
+            if x < low or g.bit_length() + low - 1 > x:
+                wins |= 0x7F << low
+            elif x < low + 6:
+                wins |= 0x7F << low & _ABOVE[x]
+        return cards & wins
+    if rule == YELLOW:
+        for shift in range(7):
+            if not cards >> shift & _COLOUR_LOW:
+                continue
+            g = palette >> shift & _COLOUR_LOW
+            x = t - (g.bit_count() + 1) * 64
+            if x < shift or (g and g.bit_length() + shift - 1 > x):
+                wins |= _COLOUR_LOW << shift
+            elif x < 42 + shift:
+                wins |= _COLOUR_LOW << shift & _ABOVE[x]
+        return cards & wins
+    if rule == INDIGO:
+        present = 0
+        for n in range(7):
+            if palette >> (7 * n) & 0x7F:
+                present |= 1 << n
+        for n in range(7):
+            group = NUMBER_MASKS[n]
+            if not cards & group:
+                continue
+            length, top_number = RUN_TABLE[present | 1 << n]
+            if top_number == n:
+                x = t - length * 64
+                if (palette & group).bit_length() - 1 > x:
+                    wins |= group
+                else:
+                    wins |= group & _above(x)
+            elif length * 64 + _top(palette & NUMBER_MASKS[top_number]) > t:
+                wins |= group
+        return cards & wins
+    raise ValueError(f"rule must be a colour index 0..6, got {rule!r}")
+
+
 # -- the stable API on card names ----------------------------------------------------------
 
 
