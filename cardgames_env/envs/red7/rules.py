@@ -319,12 +319,15 @@ StateOrConfig = State | Config
 _replace = State._replace
 
 
+_BIT = (1).__lshift__
+
+
 def _pile_mask(pile: tuple[int, ...]) -> int:
     """Bitmask of a pile of card ids; ``ValueError`` for a bad id or a card twice."""
-    mask = 0
-    for card in pile:
-        mask |= 1 << card
-    if pile and (min(pile) < 0 or max(pile) >= NUM_CARDS) or mask.bit_count() != len(pile):
+    if pile and (min(pile) < 0 or max(pile) >= NUM_CARDS):
+        raise ValueError(f"a pile of the deal has an invalid card id or a card twice: {pile}")
+    mask = sum(map(_BIT, pile))  # a card twice carries into another bit: fewer bits than cards
+    if mask.bit_count() != len(pile):
         raise ValueError(f"a pile of the deal has an invalid card id or a card twice: {pile}")
     return mask
 
@@ -335,15 +338,11 @@ def _check_deal(num_players: int, deal: Deal, allowed: int) -> tuple[tuple[int, 
         raise ValueError(
             f"a deal needs {num_players} hands and palettes, got {len(deal.hands)} and {len(deal.palettes)}"
         )
-    hands = tuple(_pile_mask(h) for h in deal.hands)
-    palettes = tuple(_pile_mask(p) for p in deal.palettes)
+    hands = tuple(map(_pile_mask, deal.hands))
+    palettes = tuple(map(_pile_mask, deal.palettes))
     piles = (*hands, *palettes, _pile_mask(tuple(deal.deck)))
-    seen = 0
-    total = 0
-    for mask in piles:
-        seen |= mask
-        total += mask.bit_count()
-    if seen.bit_count() != total:
+    seen = sum(piles)  # disjoint piles add up to their union
+    if seen.bit_count() != sum(map(int.bit_count, piles)):
         raise ValueError("a card appears twice in the deal")
     if seen & ~allowed:
         raise ValueError("the deal uses cards that are out of the game (scored)")
@@ -398,13 +397,15 @@ def apply_deal(state: State, deal: Deal) -> State:
 def sample_deal(state_or_config: StateOrConfig, rng: np.random.Generator) -> Deal:
     """Shuffle the unscored cards with ``rng``; deal 7 to each hand and 1 to each palette."""
     if isinstance(state_or_config, State):
-        config, cards = state_or_config.config, list(cards_of(FULL_DECK & ~state_or_config.scored))
+        config = state_or_config.config
+        cards = list(cards_of(FULL_DECK & ~state_or_config.scored))
+        order = [cards[i] for i in rng.permutation(len(cards)).tolist()]
     else:
-        config, cards = state_or_config, list(range(NUM_CARDS))
+        config = state_or_config
+        order = rng.permutation(NUM_CARDS).tolist()  # the same draw as permuting range(49)
     n = config.num_players
-    order = [cards[i] for i in rng.permutation(len(cards)).tolist()]
     hands = tuple(tuple(sorted(order[HAND_SIZE * s : HAND_SIZE * s + HAND_SIZE])) for s in range(n))
-    palettes = tuple((order[HAND_SIZE * n + s],) for s in range(n))
+    palettes = tuple((card,) for card in order[HAND_SIZE * n : HAND_SIZE * n + n])
     return Deal(hands, palettes, tuple(order[8 * n :]))
 
 

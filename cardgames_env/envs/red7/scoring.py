@@ -271,73 +271,100 @@ def winning_cards(rule: int, palette: int, threshold: int, cards: int) -> int:
     Only the number or colour groups that ``cards`` touch are examined, so a small hand costs
     little. ``cards`` must not meet the palette.
     """
+    if not 0 <= rule < 7:
+        raise ValueError(f"rule must be a colour index 0..6, got {rule!r}")
     if strengths(palette)[rule] > threshold:
         return cards
-    t = threshold
-    if rule == RED:  # 64 + max(top, c) > t, and top <= t - 64 here
-        return cards & _above(t - 64)
-    if rule == GREEN or rule == VIOLET:
-        subset = EVEN_MASK if rule == GREEN else LOW_MASK
-        q = palette & subset
-        x = t - (q.bit_count() + 1) * 64  # need max(top of Q, c) > x
-        return cards & subset if q.bit_length() - 1 > x else cards & subset & _above(x)
-    if rule == BLUE:
-        m = palette | palette >> 7
-        m |= m >> 14
-        m |= m >> 28
-        m &= 0x7F
-        old = _COLOUR_SPREAD[m]
-        count = m.bit_count()
-        top = palette.bit_length() - 1
-        x_old, x_new = t - count * 64, t - (count + 1) * 64
-        return cards & (
-            (old if top > x_old else old & _above(x_old))
-            | (FULL_DECK & ~old if top > x_new else ~old & _above(x_new))
-        )
+    return WINNING_CARDS_BELOW[rule](palette, threshold, cards)
+
+
+def _red_wins(palette: int, t: int, cards: int) -> int:
+    return cards & _above(t - 64)  # 64 + max(top, c) > t, and top <= t - 64 here
+
+
+def _green_wins(palette: int, t: int, cards: int) -> int:
+    q = palette & EVEN_MASK
+    x = t - (q.bit_count() + 1) * 64  # need max(top of Q, c) > x
+    return cards & EVEN_MASK if q.bit_length() - 1 > x else cards & EVEN_MASK & _above(x)
+
+
+def _violet_wins(palette: int, t: int, cards: int) -> int:
+    q = palette & LOW_MASK
+    x = t - (q.bit_count() + 1) * 64  # need max(top of Q, c) > x
+    return cards & LOW_MASK if q.bit_length() - 1 > x else cards & LOW_MASK & _above(x)
+
+
+def _blue_wins(palette: int, t: int, cards: int) -> int:
+    m = palette | palette >> 7
+    m |= m >> 14
+    m |= m >> 28
+    m &= 0x7F
+    old = _COLOUR_SPREAD[m]
+    count = m.bit_count()
+    top = palette.bit_length() - 1
+    x_old, x_new = t - count * 64, t - (count + 1) * 64
+    return cards & (
+        (old if top > x_old else old & _above(x_old))
+        | (FULL_DECK & ~old if top > x_new else ~old & _above(x_new))
+    )
+
+
+def _orange_wins(palette: int, t: int, cards: int) -> int:
     wins = 0
-    if rule == ORANGE:
-        for n in range(7):
-            low = 7 * n
-            if not cards >> low & 0x7F:
-                continue
-            g = palette >> low & 0x7F
-            x = t - (g.bit_count() + 1) * 64
-            if x < low or g.bit_length() + low - 1 > x:
-                wins |= 0x7F << low
-            elif x < low + 6:
-                wins |= 0x7F << low & _ABOVE[x]
-        return cards & wins
-    if rule == YELLOW:
-        for shift in range(7):
-            if not cards >> shift & _COLOUR_LOW:
-                continue
-            g = palette >> shift & _COLOUR_LOW
-            x = t - (g.bit_count() + 1) * 64
-            if x < shift or (g and g.bit_length() + shift - 1 > x):
-                wins |= _COLOUR_LOW << shift
-            elif x < 42 + shift:
-                wins |= _COLOUR_LOW << shift & _ABOVE[x]
-        return cards & wins
-    if rule == INDIGO:
-        present = 0
-        for n in range(7):
-            if palette >> (7 * n) & 0x7F:
-                present |= 1 << n
-        for n in range(7):
-            group = NUMBER_MASKS[n]
-            if not cards & group:
-                continue
-            length, top_number = RUN_TABLE[present | 1 << n]
-            if top_number == n:
-                x = t - length * 64
-                if (palette & group).bit_length() - 1 > x:
-                    wins |= group
-                else:
-                    wins |= group & _above(x)
-            elif length * 64 + _top(palette & NUMBER_MASKS[top_number]) > t:
+    for n in range(7):
+        low = 7 * n
+        if not cards >> low & 0x7F:
+            continue
+        g = palette >> low & 0x7F
+        x = t - (g.bit_count() + 1) * 64
+        if x < low or g.bit_length() + low - 1 > x:
+            wins |= 0x7F << low
+        elif x < low + 6:
+            wins |= 0x7F << low & _ABOVE[x]
+    return cards & wins
+
+
+def _yellow_wins(palette: int, t: int, cards: int) -> int:
+    wins = 0
+    for shift in range(7):
+        if not cards >> shift & _COLOUR_LOW:
+            continue
+        g = palette >> shift & _COLOUR_LOW
+        x = t - (g.bit_count() + 1) * 64
+        if x < shift or (g and g.bit_length() + shift - 1 > x):
+            wins |= _COLOUR_LOW << shift
+        elif x < 42 + shift:
+            wins |= _COLOUR_LOW << shift & _ABOVE[x]
+    return cards & wins
+
+
+def _indigo_wins(palette: int, t: int, cards: int) -> int:
+    present = 0
+    for n in range(7):
+        if palette >> (7 * n) & 0x7F:
+            present |= 1 << n
+    wins = 0
+    for n in range(7):
+        group = NUMBER_MASKS[n]
+        if not cards & group:
+            continue
+        length, top_number = RUN_TABLE[present | 1 << n]
+        if top_number == n:
+            x = t - length * 64
+            if (palette & group).bit_length() - 1 > x:
                 wins |= group
-        return cards & wins
-    raise ValueError(f"rule must be a colour index 0..6, got {rule!r}")
+            else:
+                wins |= group & _above(x)
+        elif length * 64 + _top(palette & NUMBER_MASKS[top_number]) > t:
+            wins |= group
+    return cards & wins
+
+
+WINNING_CARDS_BELOW = (
+    _red_wins, _orange_wins, _yellow_wins, _green_wins, _blue_wins, _indigo_wins, _violet_wins,
+)
+"""Per rule, ``f(palette, threshold, cards)`` = :func:`winning_cards` for a palette whose own
+strength under the rule does not exceed ``threshold`` (the caller has checked)."""
 
 
 # -- the stable API on card names ----------------------------------------------------------
