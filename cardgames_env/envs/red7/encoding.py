@@ -134,6 +134,12 @@ _ACTIVE_SEATS: tuple[tuple[int, ...], ...] = tuple(
 )
 """The seats in a set of active seats."""
 _RULE_ITEM = tuple(itemgetter(rule) for rule in range(7))
+_BIT_COUNT = int.bit_count
+_FLAG_BITS: dict[tuple, int] = {}
+"""Observation cache: the rule, active, winning, to_move and phase bits (bounded by the key's
+few small ints)."""
+_TAILS: dict[tuple, np.ndarray] = {}
+"""Observation cache: the hand_sizes, deck_size and scores pieces (cleared when large)."""
 _BIT_BLOCKS = 6  # hand, canvas, deck_known, out, scored, effect (+ 2 per seat)
 
 
@@ -205,9 +211,8 @@ class Red7Encoding(Encoding):
             tuple((seat, s["known_hands"].start + 49 * r) for r, seat in enumerate(self._rotations[p]))
             for p in range(n)
         )
-        # Small caches keyed by a few small ints (bounded: seats, rules, sizes, scores).
-        self._flags: dict[tuple[int, ...], int] = {}
-        self._tails: dict[tuple, np.ndarray] = {}
+        # Key of the module-level observation caches: what their values depend on besides the key.
+        self._shape_key = (n, config.target if config.advanced else 0)
 
     # -- observation ---------------------------------------------------------------------------
     def observe(self, state: State, player: int) -> np.ndarray:
@@ -238,23 +243,24 @@ class Red7Encoding(Encoding):
         values = list(map(_RULE_ITEM[rule], map(strengths, map(palettes.__getitem__, seats))))
         best = max(values, default=0)
         winner = seats[values.index(best)] if best else -1
-        key = (player, rule, active, winner, *((mover, phase) if playing else (-1, -1)))
-        flags = self._flags.get(key)
+        key = (self._shape_key, player, rule, active, winner, *((mover, phase) if playing else (-1, -1)))
+        flags = _FLAG_BITS.get(key)
         if flags is None:
-            flags = self._flags[key] = self._flag_bits(*key)
+            flags = _FLAG_BITS[key] = self._flag_bits(*key[1:])
         big |= flags
+        sizes = tuple(map(_BIT_COUNT, hands))
+        seen_scores = scores[player:] + scores[:player] if config.advanced else None
+        key2 = (self._shape_key, sizes[player:] + sizes[:player], len(deck), seen_scores)
+        tail = _TAILS.get(key2)
+        if tail is None:
+            if len(_TAILS) >= 1 << 14:  # the advanced game's scores and sizes vary more
+                _TAILS.clear()
+            tail = _TAILS[key2] = self._tail(*key2[1:])
         obs = np.empty(self._size, dtype=np.float32)
         obs[: self._bits] = np.unpackbits(
             np.frombuffer(big.to_bytes(self._nbytes, "little"), dtype=np.uint8),
             count=self._bits, bitorder="little",
         )
-        sizes = tuple([hand.bit_count() for hand in hands])
-        key2 = (player, sizes, len(deck), scores if config.advanced else None)
-        tail = self._tails.get(key2)
-        if tail is None:
-            if len(self._tails) >= 4096:  # the advanced game's scores and sizes vary more
-                self._tails.clear()
-            tail = self._tails[key2] = self._tail(*key2)
         obs[self._tail0 :] = tail
         return obs
 
@@ -272,15 +278,15 @@ class Red7Encoding(Encoding):
         return bits
 
     def _tail(
-        self, player: int, sizes: tuple[int, ...], deck_size: int, scores: tuple[int, ...] | None
+        self, sizes: tuple[int, ...], deck_size: int, scores: tuple[int, ...] | None
     ) -> np.ndarray:
-        """The ``hand_sizes``, ``deck_size`` and ``scores`` pieces (scores 0 outside the advanced game)."""
-        seats = self._rotations[player]
-        tail = [sizes[seat] / 7 for seat in seats]
+        """The ``hand_sizes``, ``deck_size`` and ``scores`` pieces from relative-seat sizes and
+        scores (``None``: the scores piece is 0 outside the advanced game)."""
+        tail = [size / 7 for size in sizes]
         tail.append(deck_size / NUM_CARDS)
         if scores is not None:
             target = self.config.target
-            tail += [scores[seat] / target for seat in seats]
+            tail += [score / target for score in scores]
         else:
             tail += [0.0] * self.num_players
         return np.array(tail, dtype=np.float32)

@@ -145,37 +145,39 @@ def strength(rule: int, palette: int) -> int:
 def strengths(palette: int) -> tuple[int, ...]:
     """Return the palette's strength under each of the seven rules (cached: palettes repeat).
 
-    Same values as :func:`strength` for each rule, computed in one pass over the groups.
+    Same values as :func:`strength` for each rule, computed in one pass over the cards.
     """
     if not palette:
         return (0, 0, 0, 0, 0, 0, 0)
     top = palette.bit_length() - 1
-    orange = present = 0
-    for n in range(7):
-        group = palette >> (7 * n) & 0x7F
-        if group:
-            present |= 1 << n
-            value = group.bit_count() * 64 + 7 * n + group.bit_length() - 1
-            if value > orange:
-                orange = value
-    yellow = colours = 0
-    for shift in range(7):
-        group = palette >> shift & _COLOUR_LOW
-        if group:
-            colours += 1
-            value = group.bit_count() * 64 + group.bit_length() - 1 + shift
-            if value > yellow:
-                yellow = value
-    even, low = palette & EVEN_MASK, palette & LOW_MASK
+    numbers = [0] * 7  # cards of each number seen so far
+    colours = [0] * 7  # cards of each in-group position (colour 6 - position) seen so far
+    orange = yellow = present = 0
+    rest = palette
+    while rest:  # lowest card first: a group's last value is its |group| * 64 + its top card
+        low = rest & -rest
+        card = low.bit_length() - 1
+        rest ^= low
+        number, position = divmod(card, 7)
+        numbers[number] += 1
+        colours[position] += 1
+        present |= 1 << number
+        value = numbers[number] * 64 + card
+        if value > orange:
+            orange = value
+        value = colours[position] * 64 + card
+        if value > yellow:
+            yellow = value
+    even, low_cards = palette & EVEN_MASK, palette & LOW_MASK
     length, top_number = RUN_TABLE[present]
     return (
         64 + top,
         orange,
         yellow,
         even.bit_count() * 64 + even.bit_length() - 1 if even else 0,
-        colours * 64 + top,
+        (7 - colours.count(0)) * 64 + top,
         length * 64 + (palette & NUMBER_MASKS[top_number]).bit_length() - 1,
-        low.bit_count() * 64 + low.bit_length() - 1 if low else 0,
+        low_cards.bit_count() * 64 + low_cards.bit_length() - 1 if low_cards else 0,
     )
 
 
