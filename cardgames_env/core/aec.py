@@ -103,10 +103,10 @@ class CardGameEnv(AECEnv, EzPickle):
         self._decision = self.encoding.to_decision(state)
         self._to_move = rules.current_player(state)
         self.agents = list(self.possible_agents)
-        self.rewards = {a: 0.0 for a in self.agents}
-        self._cumulative_rewards = {a: 0.0 for a in self.agents}
-        self.terminations = {a: False for a in self.agents}
-        self.truncations = {a: False for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._returns = tuple(rules.returns(self._state))
         self._eliminated: tuple[bool, ...] = (False,) * len(self.possible_agents)
@@ -133,7 +133,9 @@ class CardGameEnv(AECEnv, EzPickle):
         rules = self.rules
         player = self._agent_index[agent]
         action = int(action)
-        mask = self.action_mask()
+        mask = self._mask
+        if mask is None:
+            mask = self.action_mask()
         if not 0 <= action < len(mask) or not mask[action]:
             raise IllegalMoveError(
                 f"action {action} is not legal for {agent}; legal: {np.flatnonzero(mask).tolist()}"
@@ -207,7 +209,9 @@ class CardGameEnv(AECEnv, EzPickle):
         observation = self.encoding.observe(self._decision, player)
         # Between steps agent_selection is the player to move unless it is terminated.
         if agent == self.agent_selection and not self.terminations.get(agent, True):
-            mask = self.action_mask()
+            mask = self._mask
+            if mask is None:
+                mask = self.action_mask()
         else:
             mask = self._no_actions
         return {"observation": observation, "action_mask": mask}

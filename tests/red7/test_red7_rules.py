@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -46,7 +44,7 @@ def game(hands: list[str], palettes: list[str], deck: str = "", rule: str = "R",
     changes: dict = {"rule": COLOURS.index(rule)}
     if player is not None:
         changes["player"] = player
-    return dataclasses.replace(state, **changes)
+    return state._replace(**changes)
 
 
 def play(state: rules.State, *texts: str) -> rules.State:
@@ -145,7 +143,7 @@ def test_giving_up_is_legal_even_while_winning() -> None:
 def test_empty_hand_at_turn_start_leaves_only_give_up() -> None:
     state = game(["", "R1"], ["R7", "O1"])
     assert rules.current_player(state) == 1
-    state = dataclasses.replace(state, player=0)
+    state = state._replace(player=0)
     assert rules.legal_moves(state) == (GiveUp(),)
 
 
@@ -277,14 +275,14 @@ def test_game_stops_when_too_few_cards_remain() -> None:
     # 2 players need 16 cards for a deal: every card not in play has been scored already.
     state = game(["R1", "O1"], ["G7 R6 V2", "Y3"], advanced=True, player=1)
     in_play = M("R1 O1 G7 R6 V2 Y3")
-    state = dataclasses.replace(state, scored=(1 << 49) - 1 & ~in_play)
+    state = state._replace(scored=(1 << 49) - 1 & ~in_play)
     state = play(state, "give up")  # P0 scores G7; 5 unscored cards remain
     assert rules.is_terminal(state) and state.game_winner == 0 and state.scores == (7, 0)
 
 
 def test_tied_leaders_at_a_stop_draw() -> None:
     state = game(["R1", "O1"], ["V2", "Y3"], advanced=True, player=1, rule="V")
-    state = dataclasses.replace(state, scores=(0, 2), scored=(1 << 49) - 1 & ~M("R1 O1 V2 Y3"))
+    state = state._replace(scores=(0, 2), scored=(1 << 49) - 1 & ~M("R1 O1 V2 Y3"))
     state = play(state, "give up")  # P0 scores V2: 2 points each
     assert rules.is_terminal(state) and state.game_winner == -1
     assert rules.returns(state) == (0.0, 0.0)
@@ -348,7 +346,7 @@ def test_seven_alone_has_no_effect_and_seven_to_deck() -> None:
     state = play(state, "deck R1")
     assert state.deck[0] == C("R1") and state.phase == CANVAS
     lone = game(["O7", ""], ["V6", "V5"], action_rule=True, player=0, strict=False)
-    lone = dataclasses.replace(lone, palettes=(0, M("V5")))
+    lone = lone._replace(palettes=(0, M("V5")))
     assert play(lone, "play O7").phase == CANVAS
 
 
@@ -366,7 +364,7 @@ def test_known_card_on_the_deck_is_known_in_the_drawers_hand() -> None:
                  strict=False)
     state = play(state, "play R1", "take O6", "end turn")
     assert state.known_top == 1
-    state = dataclasses.replace(state, player=0, phase=MAIN)
+    state = state._replace(player=0, phase=MAIN)
     state = play(state, "play G3")
     assert state.hands[0] >> C("O6") & 1 and state.known_hands[0] == M("O6") and state.known_top == 0
 
@@ -392,7 +390,7 @@ def test_bad_notation_is_a_value_error(text: str) -> None:
 def test_resample_hidden_keeps_what_the_player_knows() -> None:
     config = Config(num_players=3)
     state = rules.new_game(config, rules.sample_deal(config, np.random.default_rng(1)))
-    state = dataclasses.replace(state, deck=(C("O6"), *state.deck[1:]), known_top=0)
+    state = state._replace(deck=(C("O6"), *state.deck[1:]), known_top=0)
     other = rules.resample_hidden(state, 0, np.random.default_rng(2))
     assert other.hands[0] == state.hands[0] and other.palettes == state.palettes
     assert [h.bit_count() for h in other.hands] == [h.bit_count() for h in state.hands]

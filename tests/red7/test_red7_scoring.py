@@ -144,3 +144,29 @@ def test_strength_tables_agree_with_qualifying_sets() -> None:
             expected = q.bit_count() * 64 + q.bit_length() - 1 if q else 0
             assert strength(rule, palette) == expected
             assert strengths(palette)[rule] == expected
+
+
+def test_winning_cards_agree_with_adding_each_card() -> None:
+    """winning_cards / WINNING_CARDS_BELOW = the hand cards whose addition beats the threshold,
+    checked card by card with strength() of the bigger palette."""
+    from cardgames_env.envs.red7.scoring import (
+        WINNING_CARDS_BELOW,
+        strength,
+        winning_additions,
+        winning_cards,
+    )
+
+    rng = random.Random(12)
+    for _ in range(3000):
+        cards = rng.sample(range(49), rng.randint(1, 16))
+        split = rng.randint(0, len(cards) - 1)
+        palette = sum(1 << c for c in cards[:split])
+        hand = sum(1 << c for c in cards[split:])
+        rule = rng.randrange(7)
+        threshold = rng.choice([0, rng.randrange(64, 8 * 64), strength(rng.randrange(7), palette)])
+        expected = sum(1 << c for c in cards[split:] if strength(rule, palette | 1 << c) > threshold)
+        assert winning_cards(rule, palette, threshold, hand) == expected, (rule, palette, hand, threshold)
+        thresholds = [threshold] * 7
+        assert winning_additions(palette, thresholds)[rule] & hand == expected
+        if strength(rule, palette) <= threshold:
+            assert WINNING_CARDS_BELOW[rule](palette, threshold, hand) == expected

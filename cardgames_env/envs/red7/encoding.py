@@ -5,18 +5,19 @@ Every piece is seen from the observer's seat: relative seat 0 is "me", 1 the nex
 turn order, and so on. Nothing reveals a hidden card: other hands appear only as sizes and
 as the cards everybody saw go into them (drawn after a 1 or a 7 put them on the deck).
 
-The mask of a turn start (strict rules, no action rule) is computed from per-rule tables:
-for each rule, :func:`.scoring.winning_additions` gives the set of cards whose addition
-makes the palette win; play, discard and play-then-discard legality are then a few bitmask
-operations per hand card.
+The mask of a turn start (strict rules, no action rule) is built without enumerating moves:
+for the rule and for each colour in the hand, :data:`.scoring.WINNING_CARDS_BELOW` gives the
+hand cards whose addition makes the palette win under it; the legal play, discard and
+play-then-discard actions then come from precomputed per-colour action tables.
 """
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 import numpy as np
 
 from cardgames_env.core.actions import ActionTable
-from cardgames_env.core.cards import mask_to_array
 from cardgames_env.core.game import TERMINAL, Encoding
 from cardgames_env.core.observation import ObservationLayout
 from cardgames_env.core.render import seat_label
@@ -38,7 +39,7 @@ from .rules import (
     State,
     Take,
 )
-from .scoring import strengths, winning_additions
+from .scoring import WINNING_CARDS_BELOW, strengths
 
 ACTIONS = ActionTable(
     [
@@ -83,13 +84,62 @@ def _decode_table() -> tuple[Move, ...]:
 DECODE: tuple[Move, ...] = _decode_table()
 """The move of every action."""
 
-_COLOUR_SETS = tuple(
-    sum(COLOUR_MASKS[k] for k in range(7) if s >> k & 1) for s in range(128)
-)  # cards of a set of colours
-_REVERSED7 = tuple(sum(1 << (6 - b) for b in range(7) if m >> b & 1) for m in range(128))
-"""Bit ``6 - b`` for each bit ``b``: in-group positions of a fold -> colour indices."""
-_BELOW = tuple((1 << c) - 1 for c in range(49))
-_ABOVE48 = tuple(((1 << 48) - 1) & ~((1 << c) - 1) for c in range(49))
+_PAIR_ROWS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(pair_action(c, d) if d != c else -1 for d in range(49)) for c in range(49)
+)
+"""``_PAIR_ROWS[c][d]``: the ``play_discard`` action of playing ``c`` then discarding ``d``."""
+_PLAY_OF: tuple[int, ...] = tuple(
+    m.card if isinstance(m, Play) else m.play if isinstance(m, PlayDiscard) else -1
+    for m in DECODE[:GIVE_UP]
+)
+"""Card played to the palette by each turn-start action below ``give_up`` (-1: none)."""
+_DISCARD_OF: tuple[int, ...] = tuple(
+    m.card if isinstance(m, Discard) else m.discard if isinstance(m, PlayDiscard) else -1
+    for m in DECODE[:GIVE_UP]
+)
+"""Card discarded to the canvas by each turn-start action below ``give_up`` (-1: none)."""
+_NUM_ACTIONS = ACTIONS.size
+_COLOUR_LOW = COLOUR_MASKS[6]  # the Violet cards: bits 0, 7, .., 42
+_BITS7: tuple[tuple[int, ...], ...] = tuple(tuple(b for b in range(7) if m >> b & 1) for m in range(128))
+"""The set bits of each 7-bit number."""
+
+
+def _colour_group(shift: int, group: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """For hand cards ``group << shift`` (all of colour ``6 - shift``): their ``discard``
+    actions, and for each card ``c`` the ``play_discard`` actions of playing ``c`` then one of them."""
+    cards = tuple(c for c in range(49) if (group << shift) >> c & 1)
+    pairs = tuple(tuple(_PAIR_ROWS[c][d] for d in cards if d != c) for c in range(49))
+    return tuple(DISCARD0 + d for d in cards), pairs
+
+
+_COLOUR_GROUPS: tuple[dict[int, tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]], ...] = tuple(
+    {
+        group: _colour_group(shift, group)
+        for group in (sum(1 << 7 * n for n in range(7) if m >> n & 1) for m in range(128))
+    }
+    for shift in range(7)
+)
+"""``_COLOUR_GROUPS[shift][(hand >> shift) & _COLOUR_LOW]``: :func:`_colour_group` of the
+hand's cards of colour ``6 - shift``."""
+_OPPONENTS: dict[int, tuple[dict[int, tuple[int, ...]], ...]] = {
+    n: tuple(
+        {active: tuple(s for s in range(n) if s != p and active >> s & 1) for active in range(1 << n)}
+        for p in range(n)
+    )
+    for n in (2, 3, 4)
+}
+"""``_OPPONENTS[n][p][active]``: the other seats still in the round."""
+_ACTIVE_SEATS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(s for s in range(4) if active >> s & 1) for active in range(16)
+)
+"""The seats in a set of active seats."""
+_RULE_ITEM = tuple(itemgetter(rule) for rule in range(7))
+_BIT_COUNT = int.bit_count
+_FLAG_BITS: dict[tuple, int] = {}
+"""Observation cache: the rule, active, winning, to_move and phase bits (bounded by the key's
+few small ints)."""
+_TAILS: dict[tuple, np.ndarray] = {}
+"""Observation cache: the hand_sizes, deck_size and scores pieces (cleared when large)."""
 _BIT_BLOCKS = 6  # hand, canvas, deck_known, out, scored, effect (+ 2 per seat)
 
 
@@ -143,60 +193,112 @@ class Red7Encoding(Encoding):
         self._phase0 = s["phase"].start
         self._tail0 = s["hand_sizes"].start
         self._fast_mask = config.strict and not config.action_rule
+        self._turn_start_only = not config.action_rule  # every decision is a turn start
         self._rotations = tuple(tuple((p + r) % n for r in range(n)) for p in range(n))
+        self._seats = tuple(range(n))
+        self._size = self.layout.size
+        self._nbytes = (self._bits + 7) // 8
+        self._canvas0 = s["canvas"].start
+        self._deck_known0 = s["deck_known"].start
+        self._out0 = s["out"].start
+        self._scored0 = s["scored"].start
+        self._effect0 = s["effect_card"].start
+        self._palette_shifts = tuple(
+            tuple((seat, s["palettes"].start + 49 * r) for r, seat in enumerate(self._rotations[p]))
+            for p in range(n)
+        )
+        self._known_shifts = tuple(
+            tuple((seat, s["known_hands"].start + 49 * r) for r, seat in enumerate(self._rotations[p]))
+            for p in range(n)
+        )
+        # Key of the module-level observation caches: what their values depend on besides the key.
+        self._shape_key = (n, config.target if config.advanced else 0)
 
     # -- observation ---------------------------------------------------------------------------
     def observe(self, state: State, player: int) -> np.ndarray:
         """Return ``player``'s observation vector (float32)."""
-        n = self.num_players
-        seats = self._rotations[player]
-        hands, palettes, known = state.hands, state.palettes, state.known_hands
-        big = hands[player]
-        shift = 49
-        for seat in seats:
+        (config, hands, palettes, deck, active, mover, rule, canvas, phase, effect_card, known_top,
+         known, out_public, _, scores, scored, _, status, _, _) = state
+        # Every 0/1 piece is one bit of one int, unpacked once; the few fractions follow.
+        big = hands[player] | canvas << self._canvas0
+        for seat, shift in self._palette_shifts[player]:
             big |= palettes[seat] << shift
-            shift += 49
-        big |= state.canvas << shift
-        shift += 49
-        for seat in seats:
-            big |= known[seat] << shift
-            shift += 49
-        if state.known_top:
+        if any(known):
+            for seat, shift in self._known_shifts[player]:
+                big |= known[seat] << shift
+        if known_top:
             deck_known = 0
-            for card in state.deck[: state.known_top]:
+            for card in deck[:known_top]:
                 deck_known |= 1 << card
-            big |= deck_known << shift
-        big |= state.out_public << (shift + 49) | state.scored << (shift + 98)
-        playing = state.status == PLAYING
-        if state.effect_card >= 0 and playing:
-            big |= 1 << (shift + 147 + state.effect_card)
-        big |= 1 << (self._rule0 + state.rule)
-        active = state.active
-        for r, seat in enumerate(seats):
-            if active >> seat & 1:
-                big |= 1 << (self._active0 + r)
-        winner = rules.winning_seat(state)
-        if winner is not None:
-            big |= 1 << (self._winning0 + (winner - player) % n)
-        if playing:
-            big |= 1 << (self._move0 + (state.player - player) % n) | 1 << (self._phase0 + state.phase)
-        obs = np.empty(self.layout.size, dtype=np.float32)
-        obs[: self._bits] = mask_to_array(big, self._bits)
-        tail = [hands[seat].bit_count() / 7 for seat in seats]
-        tail.append(len(state.deck) / NUM_CARDS)
-        if state.config.advanced:
-            target = state.config.target
-            tail += [state.scores[seat] / target for seat in seats]
-        else:
-            tail += [0.0] * n
+            big |= deck_known << self._deck_known0
+        if out_public:
+            big |= out_public << self._out0
+        if scored:
+            big |= scored << self._scored0
+        playing = status == PLAYING
+        if playing and effect_card >= 0:
+            big |= 1 << (self._effect0 + effect_card)
+        # The winning seat (section 2): the strongest active palette, if any qualifies.
+        seats = _ACTIVE_SEATS[active]
+        values = list(map(_RULE_ITEM[rule], map(strengths, map(palettes.__getitem__, seats))))
+        best = max(values, default=0)
+        winner = seats[values.index(best)] if best else -1
+        key = (self._shape_key, player, rule, active, winner, *((mover, phase) if playing else (-1, -1)))
+        flags = _FLAG_BITS.get(key)
+        if flags is None:
+            flags = _FLAG_BITS[key] = self._flag_bits(*key[1:])
+        big |= flags
+        sizes = tuple(map(_BIT_COUNT, hands))
+        seen_scores = scores[player:] + scores[:player] if config.advanced else None
+        key2 = (self._shape_key, sizes[player:] + sizes[:player], len(deck), seen_scores)
+        tail = _TAILS.get(key2)
+        if tail is None:
+            if len(_TAILS) >= 1 << 14:  # the advanced game's scores and sizes vary more
+                _TAILS.clear()
+            tail = _TAILS[key2] = self._tail(*key2[1:])
+        obs = np.empty(self._size, dtype=np.float32)
+        obs[: self._bits] = np.unpackbits(
+            np.frombuffer(big.to_bytes(self._nbytes, "little"), dtype=np.uint8),
+            count=self._bits, bitorder="little",
+        )
         obs[self._tail0 :] = tail
         return obs
+
+    def _flag_bits(self, player: int, rule: int, active: int, winner: int, mover: int, phase: int) -> int:
+        """The ``rule``, ``active``, ``winning``, ``to_move`` and ``phase`` bits (-1: none set)."""
+        n = self.num_players
+        bits = 1 << (self._rule0 + rule)
+        for r, seat in enumerate(self._rotations[player]):
+            if active >> seat & 1:
+                bits |= 1 << (self._active0 + r)
+        if winner >= 0:
+            bits |= 1 << (self._winning0 + (winner - player) % n)
+        if mover >= 0:
+            bits |= 1 << (self._move0 + (mover - player) % n) | 1 << (self._phase0 + phase)
+        return bits
+
+    def _tail(
+        self, sizes: tuple[int, ...], deck_size: int, scores: tuple[int, ...] | None
+    ) -> np.ndarray:
+        """The ``hand_sizes``, ``deck_size`` and ``scores`` pieces from relative-seat sizes and
+        scores (``None``: the scores piece is 0 outside the advanced game)."""
+        tail = [size / 7 for size in sizes]
+        tail.append(deck_size / NUM_CARDS)
+        if scores is not None:
+            target = self.config.target
+            tail += [score / target for score in scores]
+        else:
+            tail += [0.0] * self.num_players
+        return np.array(tail, dtype=np.float32)
 
     # -- mask ----------------------------------------------------------------------------------
     def legal_action_mask(self, state: State) -> np.ndarray:
         """Return the int8 mask of legal actions (equal to ``rules.legal_moves`` exactly)."""
         if self._fast_mask and state.phase == MAIN and state.status == PLAYING:
-            return mask_to_array(main_mask_bits(state), ACTIONS.size).view(np.int8)
+            mask = bytearray(_NUM_ACTIONS)
+            for action in main_mask_actions(state):
+                mask[action] = 1
+            return np.frombuffer(mask, dtype=np.int8)
         return self.actions.mask(self.encode(state, m) for m in rules.legal_moves(state))
 
     # -- actions -------------------------------------------------------------------------------
@@ -230,6 +332,8 @@ class Red7Encoding(Encoding):
 
     def apply_action(self, state: State, action: int) -> State:
         """Apply an action the env has checked against the mask (no second legality check)."""
+        if action < GIVE_UP and self._turn_start_only:
+            return rules.apply_turn_start(state, _PLAY_OF[action], _DISCARD_OF[action])
         return rules.apply_legal_move(state, DECODE[action])
 
     def render(self, state: State, viewer: int | None) -> str:
@@ -237,47 +341,59 @@ class Red7Encoding(Encoding):
         return render_state(state, viewer)
 
 
-def main_mask_bits(state: State) -> int:
-    """Legal actions at a strict turn start (no action rule) as a bitmask over :data:`ACTIONS`.
+def main_mask_actions(state: State) -> list[int]:
+    """Legal actions at a strict turn start (no action rule), in no particular order.
 
-    A play of ``c`` wins iff ``c`` is in the rule's winning-addition set; a discard of ``d``
+    A play of ``c`` wins iff ``c`` is a winning addition under the rule; a discard of ``d``
     wins iff the palette already wins under ``d``'s colour; play ``c`` then discard ``d``
-    wins iff ``c`` is in the winning-addition set of ``d``'s colour.
+    wins iff ``c`` is a winning addition under ``d``'s colour. Winning additions are only
+    looked for among the hand's cards and only under the rule and the hand's colours.
     """
-    p = state.player
-    hand = state.hands[p]
+    p = state[5]  # player
+    hand = state[1][p]
     if not hand:
-        return 1 << GIVE_UP
-    palette = state.palettes[p]
-    thresholds = rules.opponent_thresholds(state, p)
+        return [GIVE_UP]  # seed 3.4: no cards, only giving up
+    palettes = state[2]
+    active = state[4]
+    palette = palettes[p]
+    opponents = _OPPONENTS[len(palettes)][p][active]
+    if len(opponents) == 1:
+        thresholds = strengths(palettes[opponents[0]])
+    else:  # the best opponent under each rule
+        thresholds = tuple(map(max, *map(strengths, map(palettes.__getitem__, opponents))))
+    rule = state[6]
     base = strengths(palette)
-    needed = 1 << state.rule
-    if hand & (hand - 1):  # two cards or more: pairs need the rules of the hand's colours
-        m = hand | hand >> 7
-        m |= m >> 14
-        m |= m >> 28
-        needed |= _REVERSED7[m & 0x7F]
-    a0, a1, a2, a3, a4, a5, a6 = additions = winning_additions(palette, thresholds, needed)
-    plays = hand & additions[state.rule]
-    colours = 0
-    for k in range(7):
-        if base[k] > thresholds[k]:
-            colours |= 1 << k
-    discards = hand & _COLOUR_SETS[colours]
-    pairs = 0
-    h = hand
-    while h:
-        low = h & -h
-        c = low.bit_length() - 1
-        h ^= low
-        w = (
-            (a0 >> c & 1) | (a1 >> c & 1) << 1 | (a2 >> c & 1) << 2 | (a3 >> c & 1) << 3
-            | (a4 >> c & 1) << 4 | (a5 >> c & 1) << 5 | (a6 >> c & 1) << 6
-        )
-        d = hand & _COLOUR_SETS[w] & ~low
-        if d:
-            pairs |= ((d & _BELOW[c]) | (d >> 1 & _ABOVE48[c])) << (48 * c)
-    return plays | discards << DISCARD0 | pairs << PAIR0 | 1 << GIVE_UP
+    t = thresholds[rule]
+    plays = hand if base[rule] > t else WINNING_CARDS_BELOW[rule](palette, t, hand)
+    actions = [GIVE_UP]
+    append = actions.append
+    w = plays
+    while w:
+        low = w & -w
+        append(PLAY0 + low.bit_length() - 1)
+        w ^= low
+    single = not hand & (hand - 1)
+    m = hand | hand >> 7
+    m |= m >> 14
+    m |= m >> 28
+    for shift in _BITS7[m & 0x7F]:  # in-group position of each colour in the hand
+        colour = 6 - shift
+        discards, pairs = _COLOUR_GROUPS[shift][hand >> shift & _COLOUR_LOW]
+        t = thresholds[colour]
+        if base[colour] > t:  # already winning under this colour: discard it, alone or after any play
+            actions += discards
+            if single:
+                continue
+            wins = hand
+        elif single:
+            continue
+        else:
+            wins = plays if colour == rule else WINNING_CARDS_BELOW[colour](palette, t, hand)
+        while wins:
+            low = wins & -wins
+            actions += pairs[low.bit_length() - 1]
+            wins ^= low
+    return actions
 
 
 def render_state(state: State, viewer: int | None) -> str:
@@ -308,6 +424,6 @@ def render_state(state: State, viewer: int | None) -> str:
 
 
 __all__ = [
-    "ACTIONS", "DECODE", "LAYOUT", "Red7Encoding", "layout_for", "main_mask_bits", "pair_action",
+    "ACTIONS", "DECODE", "LAYOUT", "Red7Encoding", "layout_for", "main_mask_actions", "pair_action",
     "render_state",
 ]

@@ -58,6 +58,9 @@ TEST_VARIANTS: tuple[dict[str, Any], ...] = (
 )
 """Option sets the shared env test-suite runs (the default first)."""
 
+BENCH_OPTIONS: dict[str, Any] = {"num_players": 4}
+"""Options ``benchmarks/bench_envs.py`` measures (the issue's 4-player game)."""
+
 
 class Red7Env(CardGameEnv):
     """Red7 as a PettingZoo AEC env; see the module docstring (the env card)."""

@@ -30,10 +30,11 @@ Notes on this implementation:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -258,9 +259,11 @@ class Deal:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     """Full Red7 state (perfect information). Card sets are bitmasks.
+
+    A ``NamedTuple`` rather than a frozen dataclass: a state is built on every move, and
+    tuple construction is several times faster; ``state._replace(...)`` gives a changed copy.
 
     Attributes:
         config: the variants.
@@ -313,15 +316,18 @@ class State:
 
 
 StateOrConfig = State | Config
-_replace = dataclasses.replace
+_replace = State._replace
+
+
+_BIT = (1).__lshift__
 
 
 def _pile_mask(pile: tuple[int, ...]) -> int:
     """Bitmask of a pile of card ids; ``ValueError`` for a bad id or a card twice."""
-    mask = 0
-    for card in pile:
-        mask |= 1 << card
-    if pile and (min(pile) < 0 or max(pile) >= NUM_CARDS) or mask.bit_count() != len(pile):
+    if pile and (min(pile) < 0 or max(pile) >= NUM_CARDS):
+        raise ValueError(f"a pile of the deal has an invalid card id or a card twice: {pile}")
+    mask = sum(map(_BIT, pile))  # a card twice carries into another bit: fewer bits than cards
+    if mask.bit_count() != len(pile):
         raise ValueError(f"a pile of the deal has an invalid card id or a card twice: {pile}")
     return mask
 
@@ -332,15 +338,11 @@ def _check_deal(num_players: int, deal: Deal, allowed: int) -> tuple[tuple[int, 
         raise ValueError(
             f"a deal needs {num_players} hands and palettes, got {len(deal.hands)} and {len(deal.palettes)}"
         )
-    hands = tuple(_pile_mask(h) for h in deal.hands)
-    palettes = tuple(_pile_mask(p) for p in deal.palettes)
+    hands = tuple(map(_pile_mask, deal.hands))
+    palettes = tuple(map(_pile_mask, deal.palettes))
     piles = (*hands, *palettes, _pile_mask(tuple(deal.deck)))
-    seen = 0
-    total = 0
-    for mask in piles:
-        seen |= mask
-        total += mask.bit_count()
-    if seen.bit_count() != total:
+    seen = sum(piles)  # disjoint piles add up to their union
+    if seen.bit_count() != sum(map(int.bit_count, piles)):
         raise ValueError("a card appears twice in the deal")
     if seen & ~allowed:
         raise ValueError("the deal uses cards that are out of the game (scored)")
@@ -395,13 +397,15 @@ def apply_deal(state: State, deal: Deal) -> State:
 def sample_deal(state_or_config: StateOrConfig, rng: np.random.Generator) -> Deal:
     """Shuffle the unscored cards with ``rng``; deal 7 to each hand and 1 to each palette."""
     if isinstance(state_or_config, State):
-        config, cards = state_or_config.config, list(cards_of(FULL_DECK & ~state_or_config.scored))
+        config = state_or_config.config
+        cards = list(cards_of(FULL_DECK & ~state_or_config.scored))
+        order = [cards[i] for i in rng.permutation(len(cards)).tolist()]
     else:
-        config, cards = state_or_config, list(range(NUM_CARDS))
+        config = state_or_config
+        order = rng.permutation(NUM_CARDS).tolist()  # the same draw as permuting range(49)
     n = config.num_players
-    order = [cards[i] for i in rng.permutation(len(cards)).tolist()]
     hands = tuple(tuple(sorted(order[HAND_SIZE * s : HAND_SIZE * s + HAND_SIZE])) for s in range(n))
-    palettes = tuple((order[HAND_SIZE * n + s],) for s in range(n))
+    palettes = tuple((card,) for card in order[HAND_SIZE * n : HAND_SIZE * n + n])
     return Deal(hands, palettes, tuple(order[8 * n :]))
 
 
@@ -463,8 +467,14 @@ def opponent_thresholds(state: State, player: int) -> tuple[int, ...]:
 def eliminated(state: State) -> tuple[bool, ...]:
     """Seats out of the game for good: out of the round in the one-round game, none in the advanced."""
     if state.config.advanced:
-        return (False,) * state.num_players
-    return tuple(not state.active >> s & 1 for s in range(state.num_players))
+        return (False,) * len(state.hands)
+    return _out_seats(len(state.hands), state.active)
+
+
+@cache
+def _out_seats(n: int, active: int) -> tuple[bool, ...]:
+    """``eliminated`` of the one-round game (one tuple per set of active seats)."""
+    return tuple(not active >> s & 1 for s in range(n))
 
 
 def points(state: State) -> tuple[int, ...]:
@@ -488,9 +498,18 @@ def returns(state: State) -> tuple[float, ...]:
             return tuple(1.0 if s == state.game_winner else -1.0 for s in range(n))
         best = max(state.scores)
         return tuple(0.0 if state.scores[s] == best else -1.0 for s in range(n))
-    active = state.active
-    if state.status == GAME_OVER:
-        return tuple(1.0 if s == state.game_winner else -1.0 for s in range(n))
+    return _round_returns(n, state.active, state.game_winner if state.status == GAME_OVER else -2)
+
+
+@cache
+def _round_returns(n: int, active: int, game_winner: int) -> tuple[float, ...]:
+    """``returns`` of the one-round game; ``game_winner`` is -2 while the round is being played.
+
+    Cached: the env compares it with the previous vector at every step, and one tuple per
+    (seats in, outcome) makes that comparison an identity check in the common case.
+    """
+    if game_winner != -2:
+        return tuple(1.0 if s == game_winner else -1.0 for s in range(n))
     return tuple(0.0 if active >> s & 1 else -1.0 for s in range(n))
 
 
@@ -771,48 +790,68 @@ def _next_active(active: int, seat: int, n: int) -> int:
     return seat
 
 
-def _apply_turn_start(state: State, move: Move) -> State:
-    """Fast path of a play, discard or both without the action rule: one new state."""
-    p = state.player
-    kind = type(move)
-    hands = list(state.hands)
-    palettes = state.palettes
-    rule, canvas, discard = state.rule, state.canvas, -1
-    if kind is Play:
-        bit = 1 << move.card  # type: ignore[union-attr]
-        hands[p] &= ~bit
-        palettes = _with(palettes, p, palettes[p] | bit)
-    elif kind is Discard:
-        discard = move.card  # type: ignore[union-attr]
-        hands[p] &= ~(1 << discard)
-    else:
-        bit = 1 << move.play  # type: ignore[union-attr]
-        discard = move.discard  # type: ignore[union-attr]
-        hands[p] &= ~(bit | 1 << discard)
-        palettes = _with(palettes, p, palettes[p] | bit)
-    deck, known_top, known_hands = state.deck, state.known_top, state.known_hands
+_new_tuple = tuple.__new__
+assert State._fields == (
+    "config", "hands", "palettes", "deck", "active", "player", "rule", "canvas", "phase",
+    "effect_card", "known_top", "known_hands", "out_public", "out_hidden", "scores", "scored",
+    "round_number", "status", "winner", "game_winner",
+), "apply_turn_start indexes State fields by position"
+
+
+def apply_turn_start(state: State, play: int, discard: int) -> State:
+    """Fast path of a legal play, discard or both without the action rule: one new state.
+
+    Args:
+        state: a state at the start of a turn (phase ``MAIN``) of a game without the action rule.
+        play: the card played to the palette, or -1.
+        discard: the card discarded to the canvas, or -1 (not both -1).
+    """
+    p = state[5]  # player
+    hands = list(state[1])
+    hand = hands[p]
+    palettes = state[2]
+    rule, canvas = state[6], state[7]
+    if play >= 0:
+        bit = 1 << play
+        hand &= ~bit
+        palettes = (*palettes[:p], palettes[p] | bit, *palettes[p + 1 :])
+    config = state[0]
+    deck, known_top, known_hands = state[3], state[10], state[11]
     if discard >= 0:
+        hand &= ~(1 << discard)
         canvas |= 1 << discard
         rule = CARD_COLOUR[discard]
+        hands[p] = hand
         # Section 4.1: draw if the card's number exceeds the palette size (after this turn's play).
-        if state.config.advanced and deck and CARD_NUMBER[discard] > palettes[p].bit_count():
+        if config.advanced and deck and CARD_NUMBER[discard] > palettes[p].bit_count():
             known = list(known_hands)
             deck, known_top = _draw(hands, known, deck, known_top, p)
             known_hands = tuple(known)
+    else:
+        hands[p] = hand
     if known_hands[p] & ~hands[p]:
         known_hands = _with(known_hands, p, known_hands[p] & hands[p])
-    config = state.config
     strict = config.strict
-    new = State(
-        config=config, hands=tuple(hands), palettes=palettes, deck=deck, active=state.active,
-        player=_next_active(state.active, p, config.num_players) if strict else p,
-        rule=rule, canvas=canvas, phase=MAIN if strict else DONE, effect_card=-1, known_top=known_top,
-        known_hands=known_hands, out_public=state.out_public, out_hidden=state.out_hidden,
-        scores=state.scores, scored=state.scored, round_number=state.round_number,
-        status=PLAYING, winner=state.winner, game_winner=-1,
-    )
+    active = state[4]
+    new = _new_tuple(State, (
+        config, tuple(hands), palettes, deck, active,
+        _next_active(active, p, config.num_players) if strict else p,
+        rule, canvas, MAIN if strict else DONE, -1, known_top,
+        known_hands, state[12], state[13], state[14], state[15], state[16],
+        PLAYING, state[18], -1,
+    ))
     # Strict: the move was legal, so its player is winning and the turn simply passes on.
     return new if strict else _end_turn(new)
+
+
+def _apply_turn_start(state: State, move: Move) -> State:
+    """:func:`apply_turn_start` of a ``Play``, ``Discard`` or ``PlayDiscard`` move."""
+    kind = type(move)
+    if kind is Play:
+        return apply_turn_start(state, move.card, -1)  # type: ignore[union-attr]
+    if kind is Discard:
+        return apply_turn_start(state, -1, move.card)  # type: ignore[union-attr]
+    return apply_turn_start(state, move.play, move.discard)  # type: ignore[union-attr]
 
 
 def apply_legal_move(state: State, move: Move) -> State:

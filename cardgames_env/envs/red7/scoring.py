@@ -145,37 +145,39 @@ def strength(rule: int, palette: int) -> int:
 def strengths(palette: int) -> tuple[int, ...]:
     """Return the palette's strength under each of the seven rules (cached: palettes repeat).
 
-    Same values as :func:`strength` for each rule, computed in one pass over the groups.
+    Same values as :func:`strength` for each rule, computed in one pass over the cards.
     """
     if not palette:
         return (0, 0, 0, 0, 0, 0, 0)
     top = palette.bit_length() - 1
-    orange = present = 0
-    for n in range(7):
-        group = palette >> (7 * n) & 0x7F
-        if group:
-            present |= 1 << n
-            value = group.bit_count() * 64 + 7 * n + group.bit_length() - 1
-            if value > orange:
-                orange = value
-    yellow = colours = 0
-    for shift in range(7):
-        group = palette >> shift & _COLOUR_LOW
-        if group:
-            colours += 1
-            value = group.bit_count() * 64 + group.bit_length() - 1 + shift
-            if value > yellow:
-                yellow = value
-    even, low = palette & EVEN_MASK, palette & LOW_MASK
+    numbers = [0] * 7  # cards of each number seen so far
+    colours = [0] * 7  # cards of each in-group position (colour 6 - position) seen so far
+    orange = yellow = present = 0
+    rest = palette
+    while rest:  # lowest card first: a group's last value is its |group| * 64 + its top card
+        low = rest & -rest
+        card = low.bit_length() - 1
+        rest ^= low
+        number, position = divmod(card, 7)
+        numbers[number] += 1
+        colours[position] += 1
+        present |= 1 << number
+        value = numbers[number] * 64 + card
+        if value > orange:
+            orange = value
+        value = colours[position] * 64 + card
+        if value > yellow:
+            yellow = value
+    even, low_cards = palette & EVEN_MASK, palette & LOW_MASK
     length, top_number = RUN_TABLE[present]
     return (
         64 + top,
         orange,
         yellow,
         even.bit_count() * 64 + even.bit_length() - 1 if even else 0,
-        colours * 64 + top,
+        (7 - colours.count(0)) * 64 + top,
         length * 64 + (palette & NUMBER_MASKS[top_number]).bit_length() - 1,
-        low.bit_count() * 64 + low.bit_length() - 1 if low else 0,
+        low_cards.bit_count() * 64 + low_cards.bit_length() - 1 if low_cards else 0,
     )
 
 
@@ -262,6 +264,109 @@ def winning_additions(palette: int, thresholds: Sequence[int], rules: int = 0x7F
                     wins |= NUMBER_MASKS[n]
             result[rule] = wins
     return tuple(result)
+
+
+def winning_cards(rule: int, palette: int, threshold: int, cards: int) -> int:
+    """The cards of ``cards`` whose addition lifts the palette's strength under ``rule`` above
+    ``threshold`` (the cards of ``winning_additions(palette, ...)[rule]`` restricted to ``cards``).
+
+    Only the number or colour groups that ``cards`` touch are examined, so a small hand costs
+    little. ``cards`` must not meet the palette.
+    """
+    if not 0 <= rule < 7:
+        raise ValueError(f"rule must be a colour index 0..6, got {rule!r}")
+    if strengths(palette)[rule] > threshold:
+        return cards
+    return WINNING_CARDS_BELOW[rule](palette, threshold, cards)
+
+
+def _red_wins(palette: int, t: int, cards: int) -> int:
+    return cards & _above(t - 64)  # 64 + max(top, c) > t, and top <= t - 64 here
+
+
+def _green_wins(palette: int, t: int, cards: int) -> int:
+    q = palette & EVEN_MASK
+    x = t - (q.bit_count() + 1) * 64  # need max(top of Q, c) > x
+    return cards & EVEN_MASK if q.bit_length() - 1 > x else cards & EVEN_MASK & _above(x)
+
+
+def _violet_wins(palette: int, t: int, cards: int) -> int:
+    q = palette & LOW_MASK
+    x = t - (q.bit_count() + 1) * 64  # need max(top of Q, c) > x
+    return cards & LOW_MASK if q.bit_length() - 1 > x else cards & LOW_MASK & _above(x)
+
+
+def _blue_wins(palette: int, t: int, cards: int) -> int:
+    m = palette | palette >> 7
+    m |= m >> 14
+    m |= m >> 28
+    m &= 0x7F
+    old = _COLOUR_SPREAD[m]
+    count = m.bit_count()
+    top = palette.bit_length() - 1
+    x_old, x_new = t - count * 64, t - (count + 1) * 64
+    return cards & (
+        (old if top > x_old else old & _above(x_old))
+        | (FULL_DECK & ~old if top > x_new else ~old & _above(x_new))
+    )
+
+
+def _orange_wins(palette: int, t: int, cards: int) -> int:
+    wins = 0
+    for n in range(7):
+        low = 7 * n
+        if not cards >> low & 0x7F:
+            continue
+        g = palette >> low & 0x7F
+        x = t - (g.bit_count() + 1) * 64
+        if x < low or g.bit_length() + low - 1 > x:
+            wins |= 0x7F << low
+        elif x < low + 6:
+            wins |= 0x7F << low & _ABOVE[x]
+    return cards & wins
+
+
+def _yellow_wins(palette: int, t: int, cards: int) -> int:
+    wins = 0
+    for shift in range(7):
+        if not cards >> shift & _COLOUR_LOW:
+            continue
+        g = palette >> shift & _COLOUR_LOW
+        x = t - (g.bit_count() + 1) * 64
+        if x < shift or (g and g.bit_length() + shift - 1 > x):
+            wins |= _COLOUR_LOW << shift
+        elif x < 42 + shift:
+            wins |= _COLOUR_LOW << shift & _ABOVE[x]
+    return cards & wins
+
+
+def _indigo_wins(palette: int, t: int, cards: int) -> int:
+    present = 0
+    for n in range(7):
+        if palette >> (7 * n) & 0x7F:
+            present |= 1 << n
+    wins = 0
+    for n in range(7):
+        group = NUMBER_MASKS[n]
+        if not cards & group:
+            continue
+        length, top_number = RUN_TABLE[present | 1 << n]
+        if top_number == n:
+            x = t - length * 64
+            if (palette & group).bit_length() - 1 > x:
+                wins |= group
+            else:
+                wins |= group & _above(x)
+        elif length * 64 + _top(palette & NUMBER_MASKS[top_number]) > t:
+            wins |= group
+    return cards & wins
+
+
+WINNING_CARDS_BELOW = (
+    _red_wins, _orange_wins, _yellow_wins, _green_wins, _blue_wins, _indigo_wins, _violet_wins,
+)
+"""Per rule, ``f(palette, threshold, cards)`` = :func:`winning_cards` for a palette whose own
+strength under the rule does not exceed ``threshold`` (the caller has checked)."""
 
 
 # -- the stable API on card names ----------------------------------------------------------
