@@ -52,6 +52,8 @@ TEST_VARIANTS: tuple[dict[str, Any], ...] = (
     {},
     {"rounds": 1},
     {"reward": "points", "hidden_herd": True},
+    {"exchange_encoding": "substeps"},
+    {"rounds": 1, "exchange_encoding": "substeps"},
 )
 """Option sets the shared env test-suite runs (the default first)."""
 
