@@ -64,8 +64,8 @@ SUBSTEP_ACTIONS = ActionTable(
         ("take", NUM_GOODS, "take one good of type i (diamond, gold, silver, cloth, spice, leather)"),
         ("camels", 1, "take all the camels of the market"),
         ("sell", NUM_GOODS * MAX_SELL, "sell n cards of good g: index g × 7 + (n − 1), n = 1..7"),
-        ("exchange_take", NUM_GOODS, "exchange sub-step: add one good of type g from the market to the cards taken"),
-        ("exchange_give", NUM_TYPES, "exchange sub-step: add one card of type t (t = 6: camel) to the cards given"),
+        ("exchange_take", NUM_GOODS, "exchange sub-step: add one good of type g (market) to the cards taken"),
+        ("exchange_give", NUM_TYPES, "exchange sub-step: add one card of type t (6 = camel) to those given"),
         ("exchange_done", 1, "exchange sub-step: play the exchange built so far"),
     ]
 )
@@ -81,7 +81,7 @@ MAX_SUBSTEPS = 2 * 5 + 1
 SUBSTEP_LAYOUT = ObservationLayout(
     [
         *((p.name, p.shape, p.description) for p in LAYOUT.pieces),
-        ("exchange_take", NUM_GOODS, "goods taken so far in the exchange I am building (only while I build it)"),
+        ("exchange_take", NUM_GOODS, "goods taken so far in the exchange I am building (only while I do)"),
         ("exchange_give", NUM_TYPES, "cards given so far in the exchange I am building (goods, then camels)"),
     ]
 )
