@@ -275,12 +275,12 @@ class JaipurSubstepEncoding(JaipurEncoding):
             )
         return seq[depth]
 
-    def action_to_string(self, decision: Decision, action: int) -> str:  # type: ignore[override]
+    def action_to_string(self, decision: Decision, action: int) -> str:
         """``take gold``, ``camels``, ``sell 3 leather``, ``exchange: take gold``,
         ``exchange: give camel``, or the full exchange for ``exchange_done``."""
         return str(self.decode(decision, action))
 
-    def string_to_action(self, decision: Decision, text: str) -> int:  # type: ignore[override]
+    def string_to_action(self, decision: Decision, text: str) -> int:
         """Parse a sub-step (``exchange: take gold``, ``exchange: give camel``) or a full move
         (an exchange gives its next action from the partial exchange); ``exchange: done``."""
         words = text.strip().lower().replace(":", " ").split()
