@@ -4,6 +4,10 @@ Plan (jaipur.md sections 3-4): sell sets of 3+ cards (or precious pairs) for bon
 while the stacks still pay well, take the camels when the market is camel-heavy, build sets
 by taking goods that match the hand, and avoid exchanges that hand the opponent precious
 goods. Every legal action gets a score; the best wins (ties broken at random).
+
+With ``exchange_encoding="substeps"`` the agent scores the legal exchanges that continue
+its partial exchange (worked out from its own hand, herd and the market in the observation)
+exactly like flat ones, and plays the next sub-step of the best.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ from cardgames_env.envs.jaipur.encoding import (
     LAYOUT,
     MAX_SELL,
     JaipurEncoding,
+    legal_exchanges,
 )
+from cardgames_env.envs.jaipur.substeps import SEQUENCES, SUBSTEP_ACTIONS, SUBSTEP_LAYOUT, exchange_sequence
 
 from .base import legal_actions
 
@@ -48,7 +54,8 @@ class JaipurHeuristic:
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return the best-scoring legal action."""
         legal = legal_actions(action_mask)
-        view = LAYOUT.view(observation)
+        substeps = action_mask.size == SUBSTEP_ACTIONS.size
+        view = (SUBSTEP_LAYOUT if substeps else LAYOUT).view(observation)
         hand = view["hand"].astype(np.float64)
         market = view["market"]
         stacks = view["goods_stacks"]
@@ -81,14 +88,48 @@ class JaipurHeuristic:
                 if hand_size >= HAND_LIMIT:
                     score += 4.0  # a full hand must make room
                 scores[i] = score
+        if substeps:
+            return self._act_substeps(view, legal, scores, card_value, top, hand)
         exchanges = legal[legal >= EXCHANGE0] - EXCHANGE0
         if exchanges.size:
-            take = EXCHANGE_TAKE[exchanges]
-            give = EXCHANGE_GIVE[exchanges]
-            gained = take @ card_value
-            lost = give[:, :NUM_GOODS] @ (top + 0.8 * np.minimum(hand, 4))
-            precious_given = give[:, :NUM_GOODS] @ (_PRECIOUS * top)  # what the opponent may grab
-            camels_given = give[:, CAMEL] * 1.5
-            scores[legal >= EXCHANGE0] = gained - lost - 0.6 * precious_given - camels_given - 2.0
+            scores[legal >= EXCHANGE0] = _exchange_scores(exchanges, card_value, top, hand)
         best = np.flatnonzero(scores >= scores.max() - 1e-9)
         return int(legal[best[self.rng.integers(best.size)]])
+
+    def _act_substeps(
+        self, view: dict[str, np.ndarray], legal: np.ndarray, scores: np.ndarray,
+        card_value: np.ndarray, top: np.ndarray, hand: np.ndarray,
+    ) -> int:
+        """Sub-step encoding: the best of the take/camels/sell scores and of the legal exchanges
+        continuing the partial one; an exchange is played by its next sub-step."""
+        take = tuple(int(n) for n in view["exchange_take"])
+        give = tuple(int(n) for n in view["exchange_give"])
+        depth = sum(take) + sum(give)
+        hand7 = tuple(int(n) for n in view["hand"]) + (0,)
+        market = tuple(int(n) for n in view["market"])
+        exchanges = legal_exchanges(hand7, int(view["herds"][0]), market)
+        if depth:
+            prefix = np.array(exchange_sequence(take, give)[:depth], dtype=np.intp)
+            exchanges = exchanges[(SEQUENCES[exchanges, :depth] == prefix).all(axis=1)]
+        options = legal[legal < EXCHANGE0].tolist()
+        values = scores[legal < EXCHANGE0].tolist()
+        if exchanges.size:
+            options.extend(SEQUENCES[exchanges, depth].tolist())
+            values.extend(_exchange_scores(exchanges, card_value, top, hand).tolist())
+        best_value = max(values)
+        best = [a for a, v in zip(options, values) if v >= best_value - 1e-9]
+        return int(best[self.rng.integers(len(best))])
+
+
+def _exchange_scores(
+    exchanges: np.ndarray, card_value: np.ndarray, top: np.ndarray, hand: np.ndarray
+) -> np.ndarray:
+    """Scores of flat exchanges (indices into the exchange table): value gained minus value
+    given, precious goods handed to the opponent and camels given back."""
+    take = EXCHANGE_TAKE[exchanges]
+    give = EXCHANGE_GIVE[exchanges]
+    gained = take @ card_value
+    lost = give[:, :NUM_GOODS] @ (top + 0.8 * np.minimum(hand, 4))
+    precious_given = give[:, :NUM_GOODS] @ (_PRECIOUS * top)  # what the opponent may grab
+    camels_given = give[:, CAMEL] * 1.5
+    return gained - lost - 0.6 * precious_given - camels_given - 2.0

@@ -40,6 +40,31 @@ def test_heuristic_wins_most_rounds_against_random():
     assert wins >= 32
 
 
+def test_heuristic_plays_the_substeps_encoding_as_well():
+    """Same bar with exchanges built in sub-steps (the agent plays whole exchanges, sub-step by
+    sub-step, always legal: _play checks the mask)."""
+    env = jaipur_v0.raw_env(rounds=1, exchange_encoding="substeps")
+    wins = exchange_steps = 0
+    for game in range(40):
+        seat = game % 2
+        agents = [make_agent("random", env, seed=10 * game + i) for i in range(2)]
+        heuristic = make_agent("heuristic", env, seed=game)
+        agents[seat] = heuristic
+        act = heuristic.act
+
+        def counting_act(observation, mask, act=act):
+            nonlocal exchange_steps
+            action = act(observation, mask)
+            exchange_steps += action >= ACTIONS.offset("exchange")
+            return action
+
+        heuristic.act = counting_act
+        _play(env, agents, seed=game)
+        wins += env.state().history[-1].seal == seat
+    assert wins >= 32
+    assert exchange_steps > 40
+
+
 def test_heuristic_self_play_games_end():
     env = jaipur_v0.raw_env()
     for game in range(5):

@@ -187,6 +187,19 @@ def legal_mask(state: State) -> np.ndarray:
     return mask
 
 
+def legal_exchanges(hand: tuple[int, ...], herd: int, market: tuple[int, ...]) -> np.ndarray:
+    """Return the indices (into :data:`EXCHANGE_TAKE`) of the exchanges a player with ``hand``
+    (7 type counts) and ``herd`` camels may make from ``market``, in table order.
+
+    Only what the player sees is needed, so agents may call it from their observation.
+    """
+    room = HAND_LIMIT - sum(hand)
+    _, _, exchanges, gives = _BY_MARKET.get(market) or _market_entry(market)
+    key = (hand, min(herd, room, 5))
+    _, payable = _BY_HAND.get(key) or _hand_entry(key)
+    return exchanges[payable[gives].view(np.bool_)] - EXCHANGE0
+
+
 # -- observation ------------------------------------------------------------------------------
 
 LAYOUT = ObservationLayout(
@@ -329,6 +342,16 @@ class JaipurEncoding(Encoding):
 
     rules = rules
 
+    def __new__(cls, config: Config | None = None) -> JaipurEncoding:
+        """Build the encoding ``config.exchange_encoding`` asks for (``"substeps"`` gives a
+        :class:`cardgames_env.envs.jaipur.substeps.JaipurSubstepEncoding`)."""
+        # copy/pickle call __new__ without arguments: they keep the class they copy.
+        if cls is JaipurEncoding and config is not None and config.exchange_encoding == "substeps":
+            from .substeps import JaipurSubstepEncoding
+
+            return super().__new__(JaipurSubstepEncoding)
+        return super().__new__(cls)
+
     def __init__(self, config: Config):
         self.config = config
         self.actions = ACTIONS
@@ -421,6 +444,7 @@ __all__ = [
     "MOVES",
     "NAMES",
     "JaipurEncoding",
+    "legal_exchanges",
     "legal_mask",
     "observe",
 ]

@@ -36,7 +36,11 @@ end of each round, (own rupees - opponent's rupees) / 100.
 **Variants** (keyword arguments of ``env()``): ``rounds=1`` (an episode is one round;
 ``rounds=k``: at most k rounds, more Seals wins), ``reward="points"``, ``hidden_herd=True``
 (the opponent's herd shows only whether it is empty), ``max_rounds`` (cap of a standard game
-whose rounds end in full ties; default 5).
+whose rounds end in full ties; default 5), ``exchange_encoding="substeps"`` (an encoding
+choice only, same rules: an exchange is built card by card, take goods in non-decreasing
+type order, then give cards, then ``exchange_done``; Discrete(63) and 13 more observation
+entries for the partial exchange; every legal exchange stays reachable, by exactly one
+action sequence; see ``docs/envs/jaipur.md``, "Exchanges in sub-steps").
 """
 
 from __future__ import annotations
@@ -52,6 +56,8 @@ TEST_VARIANTS: tuple[dict[str, Any], ...] = (
     {},
     {"rounds": 1},
     {"reward": "points", "hidden_herd": True},
+    {"exchange_encoding": "substeps"},
+    {"rounds": 1, "exchange_encoding": "substeps"},
 )
 """Option sets the shared env test-suite runs (the default first)."""
 

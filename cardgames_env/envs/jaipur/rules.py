@@ -63,6 +63,8 @@ from .cards import (
 )
 
 REWARD_MODELS = ("win", "points")
+EXCHANGE_ENCODINGS = ("flat", "substeps")
+"""Values of ``Config.exchange_encoding`` (an encoding choice only; the rules are the same)."""
 MAX_ROUND_RUPEES = sum(map(sum, GOODS_TOKENS)) + sum(map(sum, BONUS_TOKENS)) + 5
 """Largest possible rupee total of one player in one round (every token): 224."""
 
@@ -78,12 +80,18 @@ class Config:
             the player with more Seals wins (``rounds=1``: one round per episode).
         reward: ``"win"`` (+1 / -1 / 0 at the end of the game) or ``"points"`` (rupee
             difference / 100 at the end of each round).
+        exchange_encoding: how the env encodes exchanges as actions; it changes only the
+            encoding, never the rules (the same moves are legal and reachable). ``"flat"``
+            (default): one action per exchange (25,505 actions in all). ``"substeps"``: an
+            exchange is built card by card (take goods in non-decreasing type order, then give
+            cards in non-decreasing type order, then ``exchange_done``; 63 actions in all).
     """
 
     hidden_herd: bool = False
     max_rounds: int = 5
     rounds: int | None = None
     reward: str = "win"
+    exchange_encoding: str = "flat"
 
     def __post_init__(self) -> None:
         if not isinstance(self.hidden_herd, bool):
@@ -96,6 +104,10 @@ class Config:
             raise ValueError(f"rounds must be None or a positive int, got {self.rounds!r}")
         if self.reward not in REWARD_MODELS:
             raise ValueError(f"reward must be one of {REWARD_MODELS}, got {self.reward!r}")
+        if self.exchange_encoding not in EXCHANGE_ENCODINGS:
+            raise ValueError(
+                f"exchange_encoding must be one of {EXCHANGE_ENCODINGS}, got {self.exchange_encoding!r}"
+            )
 
     @property
     def round_cap(self) -> int:
