@@ -8,6 +8,7 @@ import pytest
 from cardgames_env.agents import RandomAgent, make_agent
 from cardgames_env.agents.base import legal_actions
 from cardgames_env.registry import ALL_ENVS, load
+from cardgames_env.training.evaluate import play_game
 
 
 def test_random_agent_only_picks_legal_actions_and_is_seeded():
@@ -30,18 +31,11 @@ def test_make_agent_rejects_unknown_kinds():
 
 @pytest.mark.parametrize("name", ALL_ENVS)
 def test_heuristic_plays_legal_actions(name):
-    env = load(name).env()
+    env = load(name).raw_env()  # the raw env raises IllegalMoveError on an illegal action
     agents = [make_agent("heuristic", env, seed=i) for i in range(len(env.possible_agents))]
     for game in range(3):
-        env.reset(seed=game)
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            action = agents[env.possible_agents.index(agent)].act(obs["observation"], obs["action_mask"])
-            assert obs["action_mask"][action] == 1
-            env.step(action)
+        record = play_game(env, agents, seed=game)
+        assert record.steps > 0 and not env.agents
 
 
 def test_gongzhu_heuristic_scores_better_than_random_seats():
@@ -53,14 +47,7 @@ def test_gongzhu_heuristic_scores_better_than_random_seats():
         seat = game % 4
         agents = [make_agent("random", env, seed=10 * game + i) for i in range(4)]
         agents[seat] = make_agent("heuristic", env, seed=game)
-        env.reset(seed=game)
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(agents[env.possible_agents.index(agent)].act(obs["observation"], obs["action_mask"]))
-        totals = env.state().totals
-        heuristic_points.append(totals[seat])
-        random_points.extend(t for s, t in enumerate(totals) if s != seat)
+        points = play_game(env, agents, seed=game).points
+        heuristic_points.append(points[seat])
+        random_points.extend(p for s, p in enumerate(points) if s != seat)
     assert np.mean(heuristic_points) > np.mean(random_points) + 30

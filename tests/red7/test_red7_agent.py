@@ -6,6 +6,7 @@ from cardgames_env.agents import make_agent
 from cardgames_env.envs.red7 import rules
 from cardgames_env.envs.red7.encoding import ACTIONS, Red7Encoding, pair_action
 from cardgames_env.registry import load
+from cardgames_env.training.evaluate import play_game
 
 
 def test_prefers_one_card_over_two_and_low_cards_over_high() -> None:
@@ -34,12 +35,6 @@ def test_heuristic_beats_random_players() -> None:
         seat = game % 2
         agents = [make_agent("random", env, seed=10 * game + i) for i in range(2)]
         agents[seat] = make_agent("heuristic", env, seed=game)
-        env.reset(seed=game)
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(agents[env.possible_agents.index(agent)].act(obs["observation"], obs["action_mask"]))
+        play_game(env, agents, seed=game)
         wins += env.state().game_winner == seat
     assert wins / games > 0.7  # random against random wins half of the games
