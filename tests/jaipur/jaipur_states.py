@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from cardgames_env.core.game import CHANCE
 from cardgames_env.envs.jaipur import rules
 from cardgames_env.envs.jaipur.cards import (
     BONUS_TOKENS,
@@ -108,3 +111,25 @@ def with_stacks_left(state: rules.State, left: dict[int, int], owner: int | None
     tokens = list(state.goods_tokens)
     tokens[owner] = tuple(tuple(v) for v in mine)
     return dataclasses.replace(state, goods_stacks=tuple(stacks), goods_tokens=tuple(tokens))
+
+
+def random_states(n: int, seed: int, config: rules.Config | None = None) -> list[rules.State]:
+    """``n`` states met in seeded random play (a third of the moves drawn among take/camels/sell,
+    so sales and takes are not drowned by the many exchanges)."""
+    config = config or rules.Config()
+    rng = np.random.default_rng(seed)
+    state = rules.new_game(config, rules.sample_deal(config, rng))
+    states: list[rules.State] = []
+    while len(states) < n:
+        if rules.is_terminal(state):
+            state = rules.new_game(config, rules.sample_deal(config, rng))
+            continue
+        if rules.current_player(state) == CHANCE:
+            state = rules.apply_deal(state, rules.sample_deal(state, rng))
+            continue
+        states.append(state)
+        moves = rules.legal_moves(state)
+        small = [m for m in moves if not isinstance(m, rules.Exchange)]
+        pool = small if small and rng.random() < 0.35 else moves
+        state = rules.apply_move(state, pool[int(rng.integers(len(pool)))])
+    return states

@@ -9,13 +9,12 @@ import itertools
 import numpy as np
 import pytest
 
-from cardgames_env.core.game import CHANCE
 from cardgames_env.envs.jaipur import encoding, rules
 from cardgames_env.envs.jaipur.cards import CAMEL, Good
 from cardgames_env.envs.jaipur.encoding import ACTIONS, LAYOUT, MOVES, JaipurEncoding
 from cardgames_env.envs.jaipur.rules import Config, Exchange, Sell, TakeCamels, TakeOne
 
-from .jaipur_states import count7, make_state
+from .jaipur_states import count7, make_state, random_states
 
 ENC = JaipurEncoding(Config())
 
@@ -74,30 +73,8 @@ def _mask_of_legal_moves(state: rules.State) -> np.ndarray:
     return mask
 
 
-def _random_states(n: int, seed: int, config: Config | None = None) -> list[rules.State]:
-    config = config or Config()
-    rng = np.random.default_rng(seed)
-    s = rules.new_game(config, rules.sample_deal(config, rng))
-    states = []
-    while len(states) < n:
-        if rules.is_terminal(s):
-            s = rules.new_game(config, rules.sample_deal(config, rng))
-            continue
-        if rules.current_player(s) == CHANCE:
-            s = rules.apply_deal(s, rules.sample_deal(s, rng))
-            continue
-        states.append(s)
-        mask = ENC.legal_action_mask(s)
-        legal = np.flatnonzero(mask)
-        # mix the move families: a third of the time play a non-exchange move if there is one
-        small = legal[legal < ACTIONS.offset("exchange")]
-        pool = small if small.size and rng.random() < 0.35 else legal
-        s = rules.apply_move(s, MOVES[int(pool[rng.integers(pool.size)])])
-    return states
-
-
-def test_mask_equals_legal_moves_on_thousands_of_random_states():
-    states = _random_states(2500, seed=1)
+def test_mask_equals_legal_moves_on_thousands_ofrandom_states():
+    states = random_states(2500, seed=1)
     families = set()
     for s in states:
         mask = ENC.legal_action_mask(s)
@@ -177,7 +154,7 @@ def test_observation_tracks_sales_and_bonus_values():
 
 def test_observation_hides_the_opponent_hand_deck_and_bonus_values():
     rng = np.random.default_rng(4)
-    for s in _random_states(300, seed=3)[::10]:
+    for s in random_states(300, seed=3)[::10]:
         for viewer in (0, 1):
             r = rules.resample_hidden(s, viewer, rng)
             assert np.array_equal(ENC.observe(s, viewer), ENC.observe(r, viewer))
@@ -199,7 +176,7 @@ def test_hidden_herd_variant_shows_only_whether_the_herd_is_empty():
 
 def test_observation_cache_is_not_stale():
     # Token pieces are cached per seat; alternating unrelated states must still be exact.
-    states = _random_states(200, seed=8)
+    states = random_states(200, seed=8)
     fresh = []
     for s in states:
         encoding._TOKEN_VIEWS[:] = [None, None]

@@ -10,7 +10,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from cardgames_env.core.game import CHANCE, IllegalMoveError
+from cardgames_env.core.game import IllegalMoveError
 from cardgames_env.envs.jaipur import rules
 from cardgames_env.envs.jaipur.cards import Good
 from cardgames_env.envs.jaipur.encoding import MOVES, JaipurEncoding
@@ -26,7 +26,7 @@ from cardgames_env.envs.jaipur.substeps import (
 )
 from cardgames_env.jaipur_v0 import env as make_env
 
-from .jaipur_states import make_state
+from .jaipur_states import make_state, random_states
 
 FLAT = JaipurEncoding(Config())
 SUB = JaipurEncoding(Config(exchange_encoding="substeps"))
@@ -52,26 +52,6 @@ def test_action_table_layout():
     for action in range(NON_EXCHANGE):
         assert SUB.decode(decision, action) == MOVES[action]
     assert SUBSTEP_LAYOUT.size == FLAT.observation_size + 13
-
-
-def _random_states(n: int, seed: int, config: Config) -> list[rules.State]:
-    """States met in random play (a third of the moves drawn among take/camels/sell)."""
-    rng = np.random.default_rng(seed)
-    s = rules.new_game(config, rules.sample_deal(config, rng))
-    states = []
-    while len(states) < n:
-        if rules.is_terminal(s):
-            s = rules.new_game(config, rules.sample_deal(config, rng))
-            continue
-        if rules.current_player(s) == CHANCE:
-            s = rules.apply_deal(s, rules.sample_deal(s, rng))
-            continue
-        states.append(s)
-        moves = rules.legal_moves(s)
-        small = [m for m in moves if not isinstance(m, Exchange)]
-        pool = small if small and rng.random() < 0.35 else moves
-        s = rules.apply_move(s, pool[int(rng.integers(len(pool)))])
-    return states
 
 
 def _reachable(state: rules.State) -> tuple[set, list[Exchange], int]:
@@ -100,7 +80,7 @@ def _reachable(state: rules.State) -> tuple[set, list[Exchange], int]:
 
 
 def test_every_legal_exchange_reachable_once_and_nothing_illegal():
-    states = _random_states(4000, seed=5, config=Config(exchange_encoding="substeps"))
+    states = random_states(4000, seed=5, config=Config(exchange_encoding="substeps"))
     total = 0
     for state in states:
         legal = rules.legal_moves(state)
@@ -114,7 +94,7 @@ def test_every_legal_exchange_reachable_once_and_nothing_illegal():
 
 
 def test_take_camels_sell_masks_equal_the_flat_ones():
-    for state in _random_states(2000, seed=8, config=Config()):
+    for state in random_states(2000, seed=8, config=Config()):
         sub = SUB.legal_action_mask(SUB.to_decision(state))
         flat = FLAT.legal_action_mask(state)
         assert np.array_equal(sub[:NON_EXCHANGE], flat[:NON_EXCHANGE])
@@ -123,7 +103,7 @@ def test_take_camels_sell_masks_equal_the_flat_ones():
 
 
 def test_exchange_done_applies_the_rules_move():
-    for state in _random_states(150, seed=11, config=Config())[::3]:
+    for state in random_states(150, seed=11, config=Config())[::3]:
         for exchange in [m for m in rules.legal_moves(state) if isinstance(m, Exchange)][:20]:
             decision = SUB.to_decision(state)
             while True:
@@ -186,7 +166,7 @@ def test_illegal_sub_steps_raise():
 def test_string_round_trips_along_random_paths():
     rng = np.random.default_rng(4)
     checked = 0
-    for state in _random_states(300, seed=13, config=Config()):
+    for state in random_states(300, seed=13, config=Config()):
         decision = SUB.to_decision(state)
         while True:
             legal = np.flatnonzero(SUB.legal_action_mask(decision))
