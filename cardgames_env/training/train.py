@@ -303,25 +303,27 @@ def _callbacks(
             self.logger.record("eval/vs_random", result.value)
             self.logger.record("eval/win_rate_vs_random", result.win_rate)
 
+    def save_copy(model: Any, subfolder: str, name: str, timesteps: int) -> Path:
+        """Save the model under ``run/subfolder/name`` with its sidecar; return the path."""
+        folder = run / subfolder
+        folder.mkdir(exist_ok=True)
+        path = folder / name
+        model.save(str(path))
+        write_sidecar(path, probe, timesteps=timesteps, opponents=mode)
+        return path
+
     class Checkpoint(Periodic):
         """Saves the model and its sidecar under checkpoints/."""
 
         def fire(self, timesteps: int) -> None:
-            folder = run / "checkpoints"
-            folder.mkdir(exist_ok=True)
-            path = folder / f"model_{timesteps}_steps.zip"
-            self.model.save(str(path))
-            write_sidecar(path, probe, timesteps=timesteps, opponents=mode)
+            save_copy(self.model, "checkpoints", f"model_{timesteps}_steps.zip", timesteps)
 
     class Snapshot(Periodic):
         """Saves a snapshot of the learner and adds it to every env's opponent pool."""
 
         def fire(self, timesteps: int) -> None:
-            folder = run / "snapshots"
-            folder.mkdir(exist_ok=True)
-            path = folder / f"snapshot_{timesteps}.zip"
-            self.model.save(str(path))
-            write_sidecar(path, probe, timesteps=timesteps, opponents=mode)
+            path = save_copy(self.model, "snapshots", f"snapshot_{timesteps}.zip", timesteps)
+            folder = path.parent
             self.training_env.env_method("add_opponent", str(path.resolve()))
             self.logger.record("selfplay/snapshots", len(list(folder.glob("*.zip"))))
 
