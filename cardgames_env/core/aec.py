@@ -12,6 +12,7 @@ terminal-only reward models all go through the same code.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
@@ -29,6 +30,9 @@ class CardGameEnv(AECEnv, EzPickle):
 
     Args:
         render_mode: ``None``, ``"ansi"`` (``render()`` returns a str) or ``"human"`` (prints it).
+        max_steps: turn limit: after this many decisions (env steps) in one episode the game
+            is truncated (PettingZoo ``truncations``). ``None`` uses the rules' own bound where
+            the rules have one, else :data:`DEFAULT_MAX_STEPS`, so every episode is finite.
         **options: the game's ``Config`` fields (variants); unknown ones raise ``ValueError``.
     """
 
@@ -42,8 +46,8 @@ class CardGameEnv(AECEnv, EzPickle):
         "is_parallelizable": False,
     }
 
-    def __init__(self, render_mode: str | None = None, **options: Any):
-        EzPickle.__init__(self, render_mode=render_mode, **options)
+    def __init__(self, render_mode: str | None = None, max_steps: int | None = None, **options: Any):
+        EzPickle.__init__(self, render_mode=render_mode, max_steps=max_steps, **options)
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -53,7 +57,10 @@ class CardGameEnv(AECEnv, EzPickle):
         self.render_mode = render_mode
         self.config = config_from_kwargs(self.rules.Config, options)
         self.encoding: Encoding = self.encoding_cls(self.config)
-        self.info: GameInfo = self.rules.game_info(self.config)
+        self.max_steps = resolve_max_steps(self.rules.game_info(self.config), max_steps)
+        self.info: GameInfo = dataclasses.replace(
+            self.rules.game_info(self.config), max_game_length=self.max_steps
+        )
         n = self.encoding.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
@@ -98,6 +105,8 @@ class CardGameEnv(AECEnv, EzPickle):
         if seed is not None or self._rng is None:
             self._rng = make_rng(seed)
         rules: RulesModule = self.rules
+        self.deals_dealt = 1
+        """Chance outcomes (deals) of this episode so far, the first deal included."""
         state = rules.new_game(self.config, rules.sample_deal(self.config, self._rng))
         state = self._resolve_chance(state)
         self._decision = self.encoding.to_decision(state)
@@ -120,6 +129,7 @@ class CardGameEnv(AECEnv, EzPickle):
         assert self._rng is not None
         while rules.current_player(state) == CHANCE:
             state = rules.apply_deal(state, rules.sample_deal(state, self._rng))
+            self.deals_dealt += 1
         return state
 
     def step(self, action: int | None) -> None:
@@ -152,6 +162,9 @@ class CardGameEnv(AECEnv, EzPickle):
         self._to_move = next_player
         self._mask = None
         self.num_steps += 1
+        truncated = next_player != TERMINAL and self.num_steps >= self.max_steps
+        if truncated:
+            self._to_move = TERMINAL
 
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
@@ -172,6 +185,12 @@ class CardGameEnv(AECEnv, EzPickle):
             for a in self.agents:
                 self.terminations[a] = True
                 self.infos[a] = {"points": points[self._agent_index[a]]}
+            self.agent_selection = self.possible_agents[(player + 1) % len(self.possible_agents)]
+            self._deads_step_first()
+            return
+        if truncated:  # the turn limit (ARCHITECTURE.md section 5): every agent is truncated
+            for a in self.agents:
+                self.truncations[a] = True
             self.agent_selection = self.possible_agents[(player + 1) % len(self.possible_agents)]
             self._deads_step_first()
             return
@@ -220,6 +239,67 @@ class CardGameEnv(AECEnv, EzPickle):
         """Return the full (perfect-information) rules state, for centralized critics and debugging."""
         return self._state
 
+    # -- positions --------------------------------------------------------------------------
+    def game_state(self) -> Any:
+        """Return the rules ``State`` of the game in progress.
+
+        For an encoding that builds one move over several sub-steps (Jaipur's
+        ``exchange_encoding="substeps"``, Haggis's card-by-card selection), this is the state
+        at the start of the current move: the pending partial choice is not part of it.
+        """
+        self._require_reset()
+        return self._state
+
+    def set_game_state(self, state: Any) -> None:
+        """Start the env from ``state``, a rules ``State`` of this game and variant.
+
+        The env then stands as if a new episode had begun in that position: rewards count from
+        the position's returns, the step counter of the turn limit starts at 0, seats already
+        eliminated (Red7) are no longer agents, and later chance outcomes (new rounds) come from
+        the env's Generator (seeded by ``reset(seed=...)``; fresh entropy if never reset).
+
+        Raises:
+            ValueError: if ``state`` is not a ``State`` of this game, was built for another
+                variant, or has no player to move (a finished game or a pending deal). The env
+                is left unchanged.
+        """
+        rules = self.rules
+        if not isinstance(state, rules.State):
+            raise ValueError(
+                f"set_game_state needs a {rules.__name__}.State, got {type(state).__name__}"
+            )
+        if state.config != self.config:
+            raise ValueError(
+                f"set_game_state: the state was built for {state.config}, this env plays {self.config}"
+            )
+        to_move = rules.current_player(state)
+        if to_move < 0:
+            raise ValueError("set_game_state needs a state with a player to move (not finished, no deal pending)")
+        eliminated = tuple(self._eliminated_fn(state)) if self._eliminated_fn is not None else None
+        if self._rng is None:
+            self._rng = make_rng(None)
+        self._decision = self.encoding.to_decision(state)
+        self._to_move = to_move
+        self.agents = [
+            a for i, a in enumerate(self.possible_agents) if eliminated is None or not eliminated[i]
+        ]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._returns = tuple(rules.returns(state))
+        self._eliminated = eliminated if eliminated is not None else (False,) * len(self.possible_agents)
+        self._mask = None
+        self.num_steps = 0
+        self.deals_dealt = 0
+        self.agent_selection = self.possible_agents[to_move]
+
+    def _require_reset(self) -> None:
+        """Raise a clear error when the env is used before its first ``reset()``."""
+        if self._decision is None:
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before using the env")
+
     # -- notation ---------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
         """Return the move notation of ``action`` in the current state."""
@@ -262,6 +342,25 @@ class CardGameEnv(AECEnv, EzPickle):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+
+
+DEFAULT_MAX_STEPS = 20_000
+"""Turn limit of an env whose rules alone could go on for ever (Jaipur exchanges that draw
+nothing, multi-hand games): far beyond any real game (random play averages 75-905 steps)."""
+
+
+def resolve_max_steps(info: GameInfo, max_steps: Any) -> int:
+    """Return the turn limit of an env: ``max_steps`` if given, else the rules' bound or
+    :data:`DEFAULT_MAX_STEPS`.
+
+    Raises:
+        ValueError: for a limit that is not a positive integer.
+    """
+    if max_steps is None:
+        return info.max_game_length if info.max_game_length is not None else DEFAULT_MAX_STEPS
+    if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
+        raise ValueError(f"max_steps must be a positive integer or None, got {max_steps!r}")
+    return int(max_steps)
 
 
 _FORWARDED = (
@@ -332,10 +431,12 @@ def wrap_env(raw: CardGameEnv) -> Any:
 
 
 __all__ = [
+    "DEFAULT_MAX_STEPS",
     "CardGameEnv",
     "FastAssertOutOfBoundsWrapper",
     "FastOrderEnforcingWrapper",
     "FastTerminateIllegalWrapper",
     "IllegalMoveError",
+    "resolve_max_steps",
     "wrap_env",
 ]
