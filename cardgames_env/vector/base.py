@@ -1,0 +1,248 @@
+"""``VectorEnv``: the batched-engine driver written once; each game supplies its kernels.
+
+A game's batched engine subclasses :class:`VectorEnv` in ``vector/<game>.py``. The base class
+validates options (the AEC env's ``Config``, so the same ``ValueError``s), owns the output
+buffers, the per-slot random streams and step counters, and checks every action before any
+slot changes; the subclass implements five hooks:
+
+* ``_setup()``: allocate the slot state arrays (called once from ``__init__``);
+* ``_reset_all()``: deal a fresh game into every slot from its random stream and write the
+  outputs (``obs``, ``mask``, ``player``) of every slot;
+* ``_step(actions)``: apply each slot's (already checked) action, write ``rewards`` and
+  ``done`` (and ``truncated``), replace finished games by fresh deals, and write the outputs
+  of every slot;
+* ``_load(i, state)``: put a rules ``State`` into slot ``i`` and write its outputs;
+* ``_get_state(i)``: return slot ``i`` as a rules ``State``.
+
+Contract of the outputs (``docs/vector.md``):
+
+* ``obs[i]`` is byte for byte the AEC env's ``observe(mover)["observation"]`` for the slot's
+  state, ``mask[i]`` its action mask (bool) and ``player[i]`` the seat to move (an index into
+  ``possible_agents``); there are no dead steps: ``player[i]`` always has a decision;
+* ``rewards[i]`` (float32, one per seat) are every seat's rewards of that step, exactly the
+  AEC env's rewards for the same step (the per-step change of ``rules.returns``, computed in
+  float64 and then rounded to float32, like the AEC env's values);
+* ``done[i]`` says the slot's game ended on that step (terminal, or truncated at
+  ``max_steps`` decisions: then ``truncated[i]`` too); the slot then holds a fresh deal and
+  its row of ``obs``/``mask``/``player`` is the new game's.
+
+Deals are sampled inside the engine from one random stream per slot (:mod:`._rng`), so a
+slot's games do not depend on how slots are scheduled across threads.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+
+from cardgames_env.core.aec import CardGameEnv, resolve_max_steps
+from cardgames_env.core.game import GameInfo, config_from_kwargs
+from cardgames_env.registry import ALL_ENVS, NAMESPACE
+
+VECTOR_ENVS: dict[str, str] = {
+    "gongzhu_v0": "cardgames_env.vector.gongzhu:GongZhuVectorEnv",
+    "jaipur_v0": "cardgames_env.vector.jaipur:JaipurVectorEnv",
+    "red7_v0": "cardgames_env.vector.red7:Red7VectorEnv",
+    "haggis_v0": "cardgames_env.vector.haggis:HaggisVectorEnv",
+    "haggle_v0": "cardgames_env.vector.haggle:HaggleVectorEnv",
+}
+"""Env name -> ``module:class`` of its batched engine (imported on first use)."""
+
+
+def make(name: str, num_envs: int, seed: int | None = 0, **options: Any) -> VectorEnv:
+    """Return the batched engine of env ``name`` with ``num_envs`` slots, reset with ``seed``.
+
+    Args:
+        name: ``"gongzhu_v0"``, ``"cardgames/gongzhu_v0"`` or the game id ``"gongzhu"``.
+        num_envs: number of slots (games stepped together), at least 1.
+        seed: seed of the slots' random streams (``None``: fresh entropy).
+        **options: the AEC env's options (its ``Config`` fields) and ``max_steps``.
+
+    Raises:
+        ValueError: for an unknown env, a bad ``num_envs`` or a bad option (the AEC env's
+            messages).
+    """
+    key = name.removeprefix(f"{NAMESPACE}/")
+    if key not in VECTOR_ENVS and f"{key}_v0" in VECTOR_ENVS:
+        key = f"{key}_v0"
+    if key not in VECTOR_ENVS:
+        raise ValueError(f"unknown env {name!r}; batched engines exist for: {', '.join(VECTOR_ENVS)}")
+    module_name, class_name = VECTOR_ENVS[key].split(":")
+    cls: type[VectorEnv] = getattr(importlib.import_module(module_name), class_name)
+    return cls(num_envs, seed=seed, **options)
+
+
+def _slot_seeds(seed: int | None, num_envs: int) -> np.ndarray:
+    """Independent 64-bit starting states of the slots' random streams."""
+    return np.random.SeedSequence(seed).generate_state(num_envs, dtype=np.uint64)
+
+
+class VectorEnv:
+    """``num_envs`` games of one env stepped together (see the module docstring).
+
+    Attributes:
+        num_envs: number of slots.
+        num_players: seats per game; ``possible_agents`` their names.
+        observation_size, action_size: widths of ``obs`` and ``mask``.
+        observation_space, action_space: the single-slot gymnasium spaces.
+        config: the game's ``Config``; ``info`` its ``GameInfo`` (``max_game_length`` is the
+            turn limit, as in the AEC env); ``max_steps`` the turn limit.
+        obs, mask, player, rewards, done, truncated: the output buffers, overwritten by every
+            ``reset``/``step``/``load`` (copy a row to keep it).
+        steps: decisions made in each slot's current game (the turn-limit counter).
+    """
+
+    env_cls: ClassVar[type[CardGameEnv]]
+    """The game's AEC env class (its ``rules`` and ``encoding_cls`` are the reference)."""
+
+    def __init__(self, num_envs: int, seed: int | None = 0, max_steps: int | None = None, **options: Any):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.rules: Any = self.env_cls.rules
+        self.config: Any = config_from_kwargs(self.rules.Config, options)
+        self.encoding: Any = self.env_cls.encoding_cls(self.config)
+        rules_info: GameInfo = self.rules.game_info(self.config)
+        self.max_steps = resolve_max_steps(rules_info, max_steps)
+        self.info = GameInfo(**{**rules_info.__dict__, "max_game_length": self.max_steps})
+        self.name: str = self.env_cls.metadata["name"]
+        self.num_envs = int(num_envs)
+        self.num_players: int = self.encoding.num_players
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self.observation_size: int = self.encoding.observation_size
+        self.action_size: int = self.encoding.num_actions
+        self.observation_space = spaces.Box(-np.inf, np.inf, (self.observation_size,), np.float32)
+        self.action_space = spaces.Discrete(self.action_size)
+        n = self.num_envs
+        self.obs = np.zeros((n, self.observation_size), dtype=np.float32)
+        self.mask = np.zeros((n, self.action_size), dtype=np.bool_)
+        self.player = np.zeros(n, dtype=np.int64)
+        self.rewards = np.zeros((n, self.num_players), dtype=np.float32)
+        self.done = np.zeros(n, dtype=np.bool_)
+        self.truncated = np.zeros(n, dtype=np.bool_)
+        self.steps = np.zeros(n, dtype=np.int64)
+        self.rng_state = _slot_seeds(seed, n)
+        self._setup()
+        self._has_reset = False
+        self.reset(seed)
+
+    # -- the game's hooks -------------------------------------------------------------------
+    def _setup(self) -> None:
+        """Allocate the slot state arrays."""
+        raise NotImplementedError
+
+    def _reset_all(self) -> None:
+        """Deal a fresh game into every slot and write every slot's outputs."""
+        raise NotImplementedError
+
+    def _step(self, actions: np.ndarray) -> None:
+        """Apply checked ``actions``; write rewards, done, truncated and every slot's outputs."""
+        raise NotImplementedError
+
+    def _load(self, i: int, state: Any) -> None:
+        """Put rules ``state`` (a player to move) into slot ``i`` and write its outputs."""
+        raise NotImplementedError
+
+    def _get_state(self, i: int) -> Any:
+        """Return slot ``i`` as a rules ``State`` (at the start of the current move)."""
+        raise NotImplementedError
+
+    # -- public API ---------------------------------------------------------------------------
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deal a fresh game into every slot; ``seed`` re-seeds the slots' random streams.
+
+        Returns:
+            ``(obs, mask, player)``: float32 ``[N, D]``, bool ``[N, A]``, int64 ``[N]``.
+        """
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+                raise ValueError(f"seed must be an integer or None, got {seed!r}")
+            self.rng_state[:] = _slot_seeds(int(seed), self.num_envs)
+        self.steps[:] = 0
+        self.rewards[:] = 0.0
+        self.done[:] = False
+        self.truncated[:] = False
+        self._reset_all()
+        self._has_reset = True
+        return self.obs, self.mask, self.player
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Apply ``actions[i]`` for the mover of every slot ``i``.
+
+        Returns:
+            ``(obs, mask, player, rewards, done)``; rewards float32 ``[N, P]``, done bool ``[N]``.
+
+        Raises:
+            ValueError: for ``actions`` of the wrong shape or type, or an out-of-range or
+                illegal action in any slot (naming the slot and the action); no slot changes.
+        """
+        self._step(self.check_actions(actions))
+        return self.obs, self.mask, self.player, self.rewards, self.done
+
+    def check_actions(self, actions: Any) -> np.ndarray:
+        """Return ``actions`` as int64 ``[N]`` after checking each is legal in its slot.
+
+        Raises:
+            ValueError: naming the first offending slot and action.
+        """
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},), got {array.shape}")
+        if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+            raise ValueError(f"actions must be integers, got dtype {array.dtype}")
+        array = array.astype(np.int64, copy=False)
+        out_of_range = (array < 0) | (array >= self.action_size)
+        if out_of_range.any():
+            i = int(np.flatnonzero(out_of_range)[0])
+            raise ValueError(
+                f"slot {i}: action {int(array[i])} is out of range 0..{self.action_size - 1}"
+            )
+        legal = self.mask[np.arange(self.num_envs), array]
+        if not legal.all():
+            i = int(np.flatnonzero(~legal)[0])
+            raise ValueError(
+                f"slot {i}: action {int(array[i])} is not legal for "
+                f"{self.possible_agents[int(self.player[i])]}; legal: "
+                f"{np.flatnonzero(self.mask[i]).tolist()}"
+            )
+        return array
+
+    def load(self, i: int, state: Any) -> None:
+        """Put the rules ``State`` ``state`` into slot ``i`` (e.g. ``env.unwrapped.game_state()``).
+
+        The slot's turn-limit counter restarts at 0; its later deals come from its own stream.
+
+        Raises:
+            ValueError: for a bad slot index, or a state that is not this game's and variant's
+                or has no player to move; nothing changes then.
+        """
+        slot = self._slot(i)
+        rules = self.rules
+        if not isinstance(state, rules.State):
+            raise ValueError(f"load needs a {rules.__name__}.State, got {type(state).__name__}")
+        if state.config != self.config:
+            raise ValueError(f"load: the state was built for {state.config}, this engine plays {self.config}")
+        if rules.current_player(state) < 0:
+            raise ValueError("load needs a state with a player to move (not finished, no deal pending)")
+        self._load(slot, state)
+        self.steps[slot] = 0
+
+    def state(self, i: int) -> Any:
+        """Return slot ``i`` as a rules ``State`` (at the start of its current move)."""
+        return self._get_state(self._slot(i))
+
+    def _slot(self, i: Any) -> int:
+        """Check a slot index."""
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+            raise ValueError(f"slot must be an integer in 0..{self.num_envs - 1}, got {i!r}")
+        return int(i)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name}, num_envs={self.num_envs}, config={self.config})"
+
+
+assert set(VECTOR_ENVS) <= set(ALL_ENVS)

@@ -1,0 +1,74 @@
+"""The differential check that holds each batched engine to its AEC env (the reference).
+
+``run_differential`` plays random games on the AEC env; at the start of each game, after
+every deal the AEC env samples (new rounds), and at random move starts it loads the AEC
+env's ``game_state()`` into one slot of the batched engine, then compares move by move: the
+mover, the observation bytes, the mask, every seat's rewards and the game end. The other
+slots play their own random games meanwhile, so slots are also checked not to interfere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cardgames_env import registry, vector
+
+
+def _alive_done(env: Any) -> bool:
+    """Whether the AEC game has ended for every seat still in it."""
+    return all(env.terminations[a] or env.truncations[a] for a in env.agents)
+
+
+def run_differential(
+    name: str, options: dict[str, Any], games: int, seed: int, num_envs: int = 3, reload_chance: float = 0.2
+) -> int:
+    """Play ``games`` random AEC games against slot ``num_envs // 2``; return decisions compared."""
+    env = registry.load(name).raw_env(**options)
+    vec = vector.make(name, num_envs=num_envs, seed=seed, **options)
+    rng = np.random.default_rng(seed)
+    slot = num_envs // 2
+    agents = env.possible_agents
+    compared = 0
+    for game in range(games):
+        env.reset(seed=seed * 100_003 + game)
+        synced = False
+        move_start = True
+        while not _alive_done(env):
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)  # a Red7 elimination's dead step: the engine skips it
+                continue
+            state = env.game_state()
+            if move_start and (not synced or rng.random() < reload_chance):
+                vec.load(slot, state)
+                synced = True
+                assert vec.state(slot) == state, f"{name} {options} game {game}: state(i) after load(i)"
+            where = f"{name} {options} game {game} decision {env.num_steps}"
+            mover = agents.index(agent)
+            assert int(vec.player[slot]) == mover, f"{where}: mover {int(vec.player[slot])} != {mover}"
+            aec_obs = env.observe(agent)["observation"]
+            assert vec.obs[slot].tobytes() == aec_obs.tobytes(), (
+                f"{where}: observation differs at {np.flatnonzero(vec.obs[slot] != aec_obs).tolist()}"
+            )
+            aec_mask = env.action_mask().astype(bool)
+            assert np.array_equal(vec.mask[slot], aec_mask), (
+                f"{where}: mask differs at {np.flatnonzero(vec.mask[slot] != aec_mask).tolist()}"
+            )
+            action = int(rng.choice(np.flatnonzero(aec_mask)))
+            actions = np.array(
+                [action if i == slot else int(rng.choice(np.flatnonzero(vec.mask[i]))) for i in range(num_envs)]
+            )
+            deals = env.deals_dealt
+            env.step(action)
+            _, _, _, rewards, done = vec.step(actions)
+            expected = np.array([env.rewards.get(a, 0.0) for a in agents], dtype=np.float32)
+            assert np.array_equal(rewards[slot], expected), f"{where}: rewards {rewards[slot]} != {expected}"
+            assert bool(done[slot]) == _alive_done(env), f"{where}: done {bool(done[slot])}"
+            assert bool(vec.truncated[slot]) == (bool(done[slot]) and any(env.truncations.values())), where
+            compared += 1
+            move_start = env.game_state() is not state
+            if env.deals_dealt != deals:
+                synced = False  # the AEC env dealt a new round: the slot dealt its own
+    return compared

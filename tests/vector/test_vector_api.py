@@ -1,0 +1,141 @@
+"""The batched-engine API of every game: shapes, seeding, bad input, load/state, auto-reset."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+from cardgames_env import registry, vector
+
+
+def _available() -> list[str]:
+    names = []
+    for name, target in vector.VECTOR_ENVS.items():
+        try:
+            importlib.import_module(target.split(":")[0])
+        except ModuleNotFoundError:
+            continue
+        names.append(name)
+    return names
+
+
+ENGINES = _available()
+
+
+def _random_actions(vec: vector.VectorEnv, rng: np.random.Generator) -> np.ndarray:
+    return np.array([rng.choice(np.flatnonzero(row)) for row in vec.mask])
+
+
+def test_make_resolves_names_and_refuses_unknown() -> None:
+    with pytest.raises(ValueError, match="unknown env"):
+        vector.make("chess_v0", num_envs=2)
+    for bad in (0, -1, 1.5, True, "4"):
+        with pytest.raises(ValueError, match="num_envs"):
+            vector.make(ENGINES[0], num_envs=bad)
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_shapes_and_spaces(name: str) -> None:
+    vec = vector.make(name, num_envs=5, seed=1)
+    env = registry.load(name).raw_env()
+    obs, mask, player = vec.reset(seed=2)
+    assert obs.shape == (5, env.encoding.observation_size) and obs.dtype == np.float32
+    assert mask.shape == (5, env.encoding.num_actions) and mask.dtype == np.bool_
+    assert player.shape == (5,) and np.all((0 <= player) & (player < vec.num_players))
+    assert vec.possible_agents == env.possible_agents
+    assert vec.observation_space.shape == (vec.observation_size,)
+    assert vec.action_space.n == vec.action_size
+    assert mask.any(axis=1).all(), "every slot has a legal action"
+    obs, mask, player, rewards, done = vec.step(_random_actions(vec, np.random.default_rng(0)))
+    assert rewards.shape == (5, vec.num_players) and rewards.dtype == np.float32
+    assert done.shape == (5,) and done.dtype == np.bool_
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_same_seed_same_games(name: str) -> None:
+    runs = []
+    for _ in range(2):
+        vec = vector.make(name, num_envs=4, seed=7)
+        rng = np.random.default_rng(3)
+        trace = [vec.obs.copy()]
+        for _ in range(60):
+            vec.step(_random_actions(vec, rng))
+            trace.append(vec.obs.copy())
+            trace.append(vec.rewards.copy())
+        runs.append(trace)
+    assert all(np.array_equal(a, b) for a, b in zip(runs[0], runs[1]))
+    other = vector.make(name, num_envs=4, seed=8)
+    assert not np.array_equal(other.obs, runs[0][0]), "another seed deals other games"
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_bad_actions_change_nothing(name: str) -> None:
+    vec = vector.make(name, num_envs=3, seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        vec.step(_random_actions(vec, rng))
+    before = (vec.obs.copy(), vec.mask.copy(), vec.player.copy(), [vec.state(i) for i in range(3)])
+    good = _random_actions(vec, rng)
+    illegal_slot = 1
+    illegal = int(np.flatnonzero(~vec.mask[illegal_slot])[0]) if (~vec.mask[illegal_slot]).any() else None
+    bad_inputs: list[tuple[object, str]] = [
+        (good[:2], "shape"),
+        (good.reshape(3, 1), "shape"),
+        (good.astype(np.float64), "integers"),
+        (np.array([True, False, True]), "integers"),
+        (np.array([good[0], good[1], vec.action_size]), "slot 2: action"),
+        (np.array([good[0], good[1], -1]), "slot 2: action -1"),
+    ]
+    if illegal is not None:
+        bad_inputs.append((np.array([good[0], illegal, good[2]]), f"slot 1: action {illegal} is not legal"))
+    for actions, message in bad_inputs:
+        with pytest.raises(ValueError, match=message):
+            vec.step(actions)
+        assert np.array_equal(vec.obs, before[0]) and np.array_equal(vec.mask, before[1])
+        assert np.array_equal(vec.player, before[2])
+        assert [vec.state(i) for i in range(3)] == before[3]
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_load_refuses_bad_input(name: str) -> None:
+    vec = vector.make(name, num_envs=2, seed=0)
+    env = registry.load(name).raw_env()
+    env.reset(seed=0)
+    state = env.game_state()
+    for slot in (-1, 2, 1.0, True):
+        with pytest.raises(ValueError, match="slot"):
+            vec.load(slot, state)
+    with pytest.raises(ValueError, match="State"):
+        vec.load(0, "not a state")
+    before = vec.obs.copy()
+    vec.load(1, state)
+    assert vec.state(1) == state
+    assert np.array_equal(vec.obs[0], before[0]), "loading slot 1 leaves slot 0 alone"
+    assert vec.obs[1].tobytes() == env.observe(env.agent_selection)["observation"].tobytes()
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_bad_options_raise_like_the_aec_env(name: str) -> None:
+    with pytest.raises(ValueError, match="unknown option") as vec_error:
+        vector.make(name, num_envs=2, colour="blue")
+    with pytest.raises(ValueError, match="unknown option") as env_error:
+        registry.load(name).raw_env(colour="blue")
+    assert str(vec_error.value) == str(env_error.value)
+    with pytest.raises(ValueError, match="max_steps"):
+        vector.make(name, num_envs=2, max_steps=0)
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_games_end_and_restart_in_place(name: str) -> None:
+    vec = vector.make(name, num_envs=8, seed=11, max_steps=40)
+    rng = np.random.default_rng(1)
+    ended = 0
+    for _ in range(200):
+        _, mask, player, _, done = vec.step(_random_actions(vec, rng))
+        ended += int(done.sum())
+        assert mask.any(axis=1).all() and np.all(player < vec.num_players)
+        assert np.all(vec.steps[done] == 0), "a restarted slot counts its new game from 0"
+        assert np.all(vec.steps <= 40)
+    assert ended >= 8 * (200 // 40), "every slot ends at the latest at max_steps decisions"
