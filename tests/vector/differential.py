@@ -57,9 +57,8 @@ def run_differential(
                 f"{where}: mask differs at {np.flatnonzero(vec.mask[slot] != aec_mask).tolist()}"
             )
             action = int(rng.choice(np.flatnonzero(aec_mask)))
-            actions = np.array(
-                [action if i == slot else int(rng.choice(np.flatnonzero(vec.mask[i]))) for i in range(num_envs)]
-            )
+            actions = np.array([int(rng.choice(np.flatnonzero(row))) for row in vec.mask])
+            actions[slot] = action
             deals = env.deals_dealt
             env.step(action)
             _, _, _, rewards, done = vec.step(actions)
