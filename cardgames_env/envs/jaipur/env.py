@@ -48,9 +48,11 @@ from __future__ import annotations
 from typing import Any
 
 from cardgames_env.core.aec import CardGameEnv, wrap_env
+from cardgames_env.core.game import Encoding
 
 from . import rules
 from .encoding import JaipurEncoding
+from .substeps import make_encoding
 
 TEST_VARIANTS: tuple[dict[str, Any], ...] = (
     {},
@@ -72,6 +74,10 @@ class JaipurEnv(CardGameEnv):
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
     }
+
+    def make_encoding(self, config: rules.Config) -> Encoding:
+        """Return the flat or the sub-step encoding, as ``config.exchange_encoding`` says."""
+        return make_encoding(config)
 
 
 def raw_env(render_mode: str | None = None, **options: Any) -> JaipurEnv:
