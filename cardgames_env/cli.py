@@ -98,7 +98,7 @@ class HumanAgent:
         if self._pending is not None:
             text, state = self._pending
             self._pending = None
-            if env.state() is state:
+            if env.game_state() is state:
                 try:
                     action = env.string_to_action(text)
                 except ValueError:
@@ -127,7 +127,7 @@ class HumanAgent:
             if not action_mask[action]:
                 print(f"{text!r} is not legal now; type ? for the list")
                 continue
-            self._pending = (text, env.state())
+            self._pending = (text, env.game_state())
             return action
 
     def reset(self, seed: int | None = None) -> None:
@@ -173,15 +173,15 @@ def cmd_play(args: argparse.Namespace) -> int:
         seat = env.possible_agents.index(agent)
         action = agents[seat].act(obs["observation"], obs["action_mask"])
         move = env.action_to_string(action)
-        before = env.state()
+        before = env.game_state()
         env.step(action)
         if not args.quiet:
             print(f"{agent}: {move}")
-            event = env.encoding.describe_transition(before, env.state())
+            event = env.encoding.describe_transition(before, env.game_state())
             if event:
                 print(event)
     print(env.encoding.render(env._decision, viewer))
-    points = env.rules.points(env.state())
+    points = env.rules.points(env.game_state())
     print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)))
     return 0
 

@@ -1,9 +1,10 @@
 """Generated tables of the env docs pages, and the command that refreshes them.
 
 Each ``docs/envs/<game>.md`` holds blocks between ``<!-- BEGIN GENERATED: NAME -->`` and
-``<!-- END GENERATED: NAME -->`` markers, NAME being ``actions``, ``observation`` or
-``gameinfo``; their contents come from the env's ``ActionTable``, ``ObservationLayout`` and
-``GameInfo`` under the default options. ``python -m cardgames_env.docgen`` rewrites them;
+``<!-- END GENERATED: NAME -->`` markers, NAME being ``actions``, ``observation``, ``state``
+or ``gameinfo``; their contents come from the env's ``ActionTable``, ``ObservationLayout`` and
+``GameInfo`` under the default options, and ``state``, the layout of the global state vector
+(``Encoding.state_layout``). ``python -m cardgames_env.docgen`` rewrites them;
 a test fails when a page drifts from the code.
 """
 
@@ -33,6 +34,7 @@ def generated_blocks(env_name: str) -> dict[str, str]:
     return {
         "actions": env.encoding.actions.markdown_table(),
         "observation": env.encoding.layout.markdown_table(),
+        "state": env.encoding.state_layout.markdown_table(),
         "gameinfo": gameinfo_table(env.info),
     }
 

@@ -48,18 +48,18 @@ def test_human_types_a_full_multi_action_move_once(monkeypatch, capsys):
     env = make_env("haggis_v0", [])
     env.reset(seed=0)
     seat = env.possible_agents.index(env.agent_selection)
-    start = env.state()
+    start = env.game_state()
     move = max(env.rules.legal_moves(start), key=lambda m: len(str(m)))
     typed = iter([str(move)])
     monkeypatch.setattr("builtins.input", lambda prompt="": next(typed))
     human = HumanAgent(env, seat)
     steps = 0
-    while env.state() is start:
+    while env.game_state() is start:
         obs = env.observe(env.agent_selection)
         env.step(human.act(obs["observation"], obs["action_mask"]))
         steps += 1
     assert steps > 1
-    assert env.state().hands[seat] == start.hands[seat] & ~move.cards
+    assert env.game_state().hands[seat] == start.hands[seat] & ~move.cards
 
 
 def test_human_is_reprompted_after_an_illegal_or_garbled_move(monkeypatch, capsys):

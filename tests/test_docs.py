@@ -18,7 +18,9 @@ def test_env_page_exists_with_generated_tables(name):
     assert path.exists(), f"{path} is missing"
     text = path.read_text(encoding="utf-8")
     found = {m.group(2) for m in BLOCK.finditer(text)}
-    assert {"actions", "observation"} <= found, f"{path} lacks generated action/observation tables"
+    assert {"actions", "observation", "state", "gameinfo"} <= found, (
+        f"{path} lacks generated action/observation/state/GameInfo tables"
+    )
 
 
 @pytest.mark.parametrize("name", ALL_ENVS)

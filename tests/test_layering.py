@@ -134,3 +134,98 @@ def test_rules_run_without_rl_libraries(game):
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PACKAGE.parent)
     assert result.returncode == 0 and "ok" in result.stdout, result.stderr
+
+
+def package_import_graph(package: Path) -> dict[str, set[str]]:
+    """``{module: modules of the package it imports}`` over every file of ``package``.
+
+    Every import statement counts, at module level or inside a function (a deferred import
+    still makes the two modules depend on each other). ``from pkg import name`` points at the
+    module ``pkg.name`` when there is one, else at ``pkg`` itself; imports made by string
+    (``importlib.import_module``) are not seen.
+    """
+    root = package.parent
+
+    def name_of(path: Path) -> str:
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        return ".".join(parts)
+
+    files = {name_of(path): path for path in package.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for own, path in files.items():
+        package_name = own if path.name == "__init__.py" else own.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names if alias.name in files)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package_name.split(".")
+                    base = base[: len(base) - (node.level - 1)]
+                    prefix = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    prefix = node.module or ""
+                for alias in node.names:
+                    if f"{prefix}.{alias.name}" in files:
+                        targets.add(f"{prefix}.{alias.name}")
+                    elif prefix in files:
+                        targets.add(prefix)
+        graph[own] = targets - {own}
+    return graph
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Return the import circles of a graph: its strongly connected groups of 2+ modules."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's algorithm
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                circles.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return circles
+
+
+def test_no_import_circles_in_the_package():
+    circles = import_circles(package_import_graph(PACKAGE))
+    assert not circles, f"import circles (make the imports run one way): {circles}"
+
+
+def test_circle_checker_sees_function_level_and_relative_imports(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "a.py").write_text("from .sub import b\n")
+    (package / "sub" / "b.py").write_text("def f():\n    from ..a import g\n    return g\n")
+    (package / "c.py").write_text("from . import a\n")
+    graph = package_import_graph(package)
+    assert graph["pkg.a"] == {"pkg.sub.b"} and graph["pkg.sub.b"] == {"pkg.a"}
+    assert import_circles(graph) == [["pkg.a", "pkg.sub.b"]]
+    (package / "sub" / "b.py").write_text("def f():\n    return 1\n")
+    assert import_circles(package_import_graph(package)) == []

@@ -2,6 +2,8 @@
 
 Agents see exactly what a learner sees: the observation vector and the action mask. Heuristic
 agents read the observation through the game's ``ObservationLayout`` (never the hidden state).
+
+Imports run one way: ``masks`` <- ``model`` <- ``base`` (``legal_actions`` is re-exported here).
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from cardgames_env.core.rng import make_rng
+
+from .masks import legal_actions
+from .model import ModelAgent, looks_like_model_path
 
 HEURISTICS: dict[str, str] = {
     "gongzhu": "cardgames_env.agents.gongzhu:GongZhuHeuristic",
@@ -34,14 +39,6 @@ class Agent(Protocol):
     def reset(self, seed: int | None = None) -> None:
         """Start a new episode, re-seeding the agent's own randomness when ``seed`` is given."""
         ...
-
-
-def legal_actions(action_mask: np.ndarray) -> np.ndarray:
-    """Return the legal action ids of a mask; raises ``ValueError`` if none is legal."""
-    legal = np.flatnonzero(action_mask)
-    if legal.size == 0:
-        raise ValueError("the action mask allows no action: this agent is not to move")
-    return legal
 
 
 class RandomAgent:
@@ -93,8 +90,6 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
         cls = getattr(importlib.import_module(module_name), class_name)
         agent: Agent = cls(raw.encoding, seed=seed)
         return agent
-    from .model import ModelAgent, looks_like_model_path
-
     if looks_like_model_path(kind):
         return ModelAgent.load(kind, env=env, seed=seed)
     raise ValueError(

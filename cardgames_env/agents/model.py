@@ -20,7 +20,7 @@ import numpy as np
 
 from cardgames_env.core.rng import make_rng
 
-from .base import legal_actions
+from .masks import legal_actions
 
 SIDECAR_FORMAT = 1
 """Version of the sidecar's JSON layout."""

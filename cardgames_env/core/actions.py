@@ -75,3 +75,28 @@ class ActionTable:
             lines.append(f"| {span} | `{f.name}` | {f.size} | {f.description} |")
         lines.append(f"| | **total** | **{self.size}** | |")
         return "\n".join(lines)
+
+
+def as_action(action: object) -> int:
+    """Return ``action`` as a Python int, accepting exactly the types an action may have.
+
+    Accepted: Python ints (and int subclasses such as ``IntEnum``, but not ``bool``), numpy
+    integer scalars and 0-d numpy integer arrays. Anything else is a caller's mistake that
+    must not be turned into some action: ``2.9`` is not action 2, ``"12"`` is not action 12,
+    ``True`` is not action 1.
+
+    Raises:
+        TypeError: for any other type (``bool``, ``np.bool_``, floats, strings, arrays with
+            dimensions, ``None``), naming the type.
+    """
+    if type(action) is int:
+        return action
+    if isinstance(action, np.integer):  # np.bool_ is not an np.integer
+        return int(action)
+    if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
+        return int(action)
+    if isinstance(action, int) and not isinstance(action, bool):
+        return int(action)
+    kind = type(action)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+    raise TypeError(f"an action must be an int or a numpy integer, got {name} {action!r}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import warnings
 from typing import Any, ClassVar
 
 import numpy as np
@@ -21,6 +22,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .actions import as_action
 from .game import CHANCE, TERMINAL, Encoding, GameInfo, IllegalMoveError, RulesModule, config_from_kwargs
 from .rng import make_rng
 
@@ -34,6 +36,10 @@ class CardGameEnv(AECEnv, EzPickle):
             is truncated (PettingZoo ``truncations``). ``None`` uses the rules' own bound where
             the rules have one, else :data:`DEFAULT_MAX_STEPS`, so every episode is finite.
         **options: the game's ``Config`` fields (variants); unknown ones raise ``ValueError``.
+            Variants are fixed for the env's life: ``reset`` takes no options.
+
+    Attributes:
+        state_space: ``Box`` of the perfect-information float32 vector :meth:`state` returns.
     """
 
     rules: Any
@@ -56,7 +62,7 @@ class CardGameEnv(AECEnv, EzPickle):
             )
         self.render_mode = render_mode
         self.config = config_from_kwargs(self.rules.Config, options)
-        self.encoding: Encoding = self.encoding_cls(self.config)
+        self.encoding: Encoding = self.make_encoding(self.config)
         self.max_steps = resolve_max_steps(self.rules.game_info(self.config), max_steps)
         self.info: GameInfo = dataclasses.replace(
             self.rules.game_info(self.config), max_game_length=self.max_steps
@@ -81,6 +87,9 @@ class CardGameEnv(AECEnv, EzPickle):
         self.observation_spaces = {
             a: copy.deepcopy(observation_space) for a in self.possible_agents
         }
+        self.state_space = spaces.Box(
+            low=-np.inf, high=np.inf, shape=(self.encoding.state_size,), dtype=np.float32
+        )
         self._no_actions = np.zeros(self.encoding.num_actions, dtype=np.int8)
         self._no_actions.flags.writeable = False
         self._eliminated_fn = getattr(self.rules, "eliminated", None)
@@ -89,6 +98,15 @@ class CardGameEnv(AECEnv, EzPickle):
         self._mask: np.ndarray | None = None
         self.render_viewer: int | None = None
         """Seat whose view ``render`` shows (other hands hidden); ``None`` shows every hand."""
+
+    def _constructor_arguments(self) -> tuple[str, ...]:
+        """Names of the constructor arguments (the variants, ``max_steps``, ``render_mode``)."""
+        return ("render_mode", "max_steps", *(f.name for f in dataclasses.fields(self.config)))
+
+    def make_encoding(self, config: Any) -> Encoding:
+        """Return the encoding of ``config`` (``encoding_cls(config)``; a game whose variants
+        choose between encodings overrides this)."""
+        return self.encoding_cls(config)
 
     # -- spaces -----------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -101,7 +119,17 @@ class CardGameEnv(AECEnv, EzPickle):
 
     # -- episode ----------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Start a new episode; ``seed`` re-seeds the env's one Generator (else it continues)."""
+        """Start a new episode; ``seed`` re-seeds the env's one Generator (else it continues).
+
+        Args:
+            seed: a non-negative int (numpy ints too) or ``None``; not a bool or a float.
+            options: the env has no reset options; see :func:`check_reset_options`.
+
+        Raises:
+            ValueError: for a bad seed, ``options`` that are not a dict, or options naming a
+                variant (variants are constructor arguments); the env is left unchanged.
+        """
+        check_reset_options(options, self._constructor_arguments())
         if seed is not None or self._rng is None:
             self._rng = make_rng(seed)
         rules: RulesModule = self.rules
@@ -133,16 +161,26 @@ class CardGameEnv(AECEnv, EzPickle):
         return state
 
     def step(self, action: int | None) -> None:
-        """Apply ``action`` for ``agent_selection`` (``None`` for a terminated agent's dead step)."""
+        """Apply ``action`` for ``agent_selection`` (``None`` for a terminated agent's dead step).
+
+        Raises:
+            TypeError: for an action that is not an int, a numpy integer or a 0-d integer array
+                (floats, strings and bools are refused, never rounded or parsed).
+            IllegalMoveError: (a ``ValueError``) for an action the mask does not allow.
+            RuntimeError: before the first ``reset()``.
+        """
+        if self._decision is None:
+            self._require_reset()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         if action is None:
             raise ValueError(f"{agent} is alive: step() needs an action, got None")
+        if type(action) is not int:
+            action = as_action(action)
         rules = self.rules
         player = self._agent_index[agent]
-        action = int(action)
         mask = self._mask
         if mask is None:
             mask = self.action_mask()
@@ -213,6 +251,7 @@ class CardGameEnv(AECEnv, EzPickle):
     def action_mask(self) -> np.ndarray:
         """Return the legal-action mask of the agent to move (all zeros when the game is over)."""
         if self._mask is None:
+            self._require_reset()
             if self._to_move < 0:
                 self._mask = self._no_actions
             else:
@@ -224,6 +263,8 @@ class CardGameEnv(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """Return ``{"observation", "action_mask"}`` for ``agent`` (mask non-zero only if it moves)."""
+        if self._decision is None:
+            self._require_reset()
         player = self._agent_index[agent]
         observation = self.encoding.observe(self._decision, player)
         # Between steps agent_selection is the player to move unless it is terminated.
@@ -235,9 +276,27 @@ class CardGameEnv(AECEnv, EzPickle):
             mask = self._no_actions
         return {"observation": observation, "action_mask": mask}
 
-    def state(self) -> Any:
-        """Return the full (perfect-information) rules state, for centralized critics and debugging."""
-        return self._state
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last``, with a clear error before the first ``reset()``."""
+        if self._decision is None:
+            self._require_reset()
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """PettingZoo's ``agent_iter``, with a clear error before the first ``reset()``."""
+        self._require_reset()
+        return super().agent_iter(max_iter)
+
+    def state(self) -> np.ndarray:
+        """Return the global state: a perfect-information float32 vector in :attr:`state_space`.
+
+        It is what PettingZoo means by ``state()`` (centralised critics in TorchRL, BenchMARL
+        and RLlib read it): every seat's observation in seat order, then what no seat sees
+        (the game's ``Encoding.state_layout``; docs/envs/<game>.md, "Global state"). The rules
+        ``State`` itself is :meth:`game_state`.
+        """
+        self._require_reset()
+        return self.encoding.state_vector(self._decision)
 
     # -- positions --------------------------------------------------------------------------
     def game_state(self) -> Any:
@@ -259,13 +318,13 @@ class CardGameEnv(AECEnv, EzPickle):
         the env's Generator (seeded by ``reset(seed=...)``; fresh entropy if never reset).
 
         Raises:
-            ValueError: if ``state`` is not a ``State`` of this game, was built for another
-                variant, or has no player to move (a finished game or a pending deal). The env
-                is left unchanged.
+            TypeError: if ``state`` is not a ``State`` of this game.
+            ValueError: if ``state`` was built for another variant, or has no player to move
+                (a finished game or a pending deal). The env is left unchanged.
         """
         rules = self.rules
         if not isinstance(state, rules.State):
-            raise ValueError(
+            raise TypeError(
                 f"set_game_state needs a {rules.__name__}.State, got {type(state).__name__}"
             )
         if state.config != self.config:
@@ -274,7 +333,9 @@ class CardGameEnv(AECEnv, EzPickle):
             )
         to_move = rules.current_player(state)
         if to_move < 0:
-            raise ValueError("set_game_state needs a state with a player to move (not finished, no deal pending)")
+            raise ValueError(
+                "set_game_state needs a state with a player to move (not finished, no deal pending)"
+            )
         eliminated = tuple(self._eliminated_fn(state)) if self._eliminated_fn is not None else None
         if self._rng is None:
             self._rng = make_rng(None)
@@ -298,12 +359,21 @@ class CardGameEnv(AECEnv, EzPickle):
     def _require_reset(self) -> None:
         """Raise a clear error when the env is used before its first ``reset()``."""
         if self._decision is None:
-            raise RuntimeError(f"{self.metadata['name']}: call reset() before using the env")
+            raise RuntimeError(f"{self.metadata['name']}: call reset() first (or set_game_state())")
 
     # -- notation ---------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
-        """Return the move notation of ``action`` in the current state."""
-        return self.encoding.action_to_string(self._decision, int(action))
+        """Return the move notation of ``action`` in the current state.
+
+        Raises:
+            TypeError: for an action that is not an int or a numpy integer.
+            ValueError: for an action outside the action space.
+        """
+        self._require_reset()
+        action = as_action(action)
+        if not 0 <= action < self.encoding.num_actions:
+            raise ValueError(f"action {action} is outside 0..{self.encoding.num_actions - 1}")
+        return self.encoding.action_to_string(self._decision, action)
 
     def string_to_action(self, text: str) -> int:
         """Return the action that plays the move written ``text`` in the current state.
@@ -311,10 +381,12 @@ class CardGameEnv(AECEnv, EzPickle):
         Raises:
             ValueError: if the text is not a move of this game.
         """
+        self._require_reset()
         return self.encoding.string_to_action(self._decision, text)
 
     def legal_action_strings(self) -> list[str]:
         """Return the notation of every legal action of the agent to move."""
+        self._require_reset()
         return [self.action_to_string(int(a)) for a in np.flatnonzero(self.action_mask())]
 
     # -- rendering --------------------------------------------------------------------------
@@ -325,6 +397,7 @@ class CardGameEnv(AECEnv, EzPickle):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
+        self._require_reset()
         text = self.encoding.render(self._decision, self.render_viewer)
         if self.render_mode == "human":
             print(text)
@@ -342,6 +415,35 @@ class CardGameEnv(AECEnv, EzPickle):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+
+
+def check_reset_options(options: Any, constructor_arguments: tuple[str, ...]) -> None:
+    """Check the ``options`` of a ``reset``: these envs have none.
+
+    Variants (``num_players``, ``rounds``...) are constructor arguments, fixed for an env's
+    life, since they change the spaces a learner has already read: an option naming one is a
+    ``ValueError`` (it would otherwise be silently ignored), and so are options that are not a
+    dict. Any other key is ignored with a warning (PettingZoo's ``api_test`` resets with
+    ``options={"options": 1}`` to check that the keyword exists).
+
+    Raises:
+        ValueError: for options that are not ``None`` or a dict, or that name a constructor
+            argument.
+    """
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise ValueError(
+            f"reset() options must be None or a dict, got {options!r}: variants are constructor arguments"
+        )
+    named = sorted(set(options) & set(constructor_arguments))
+    if named:
+        raise ValueError(
+            f"reset() cannot change {', '.join(map(str, named))}: variants are constructor arguments, "
+            "fixed for the env's life (build a new env with them)"
+        )
+    if options:
+        warnings.warn(f"reset() ignores options {sorted(map(str, options))}: this env has none", stacklevel=3)
 
 
 DEFAULT_MAX_STEPS = 20_000
@@ -409,7 +511,17 @@ class FastTerminateIllegalWrapper(_Forwarding, wrappers.TerminateIllegalWrapper)
 
 
 class FastAssertOutOfBoundsWrapper(_Forwarding, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper`` with direct attribute forwarding."""
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` with direct attribute forwarding.
+
+    An action of the wrong type (a float, a string, a bool) is a ``TypeError`` here, as in the
+    raw env, before PettingZoo's range check or the illegal-move wrapper index with it.
+    """
+
+    def step(self, action: Any) -> None:
+        """Check the action's type, then PettingZoo's range assertion and the inner step."""
+        if action is not None and type(action) is not int:
+            as_action(action)
+        super().step(action)
 
 
 class FastOrderEnforcingWrapper(_Forwarding, wrappers.OrderEnforcingWrapper):
@@ -437,6 +549,8 @@ __all__ = [
     "FastOrderEnforcingWrapper",
     "FastTerminateIllegalWrapper",
     "IllegalMoveError",
+    "as_action",
+    "check_reset_options",
     "resolve_max_steps",
     "wrap_env",
 ]

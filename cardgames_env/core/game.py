@@ -59,6 +59,19 @@ class GameInfo:
     reward_model: str
 
 
+def plain_fields(config: Any) -> None:
+    """Replace numpy scalars in a (frozen) dataclass's fields by the Python values they hold.
+
+    Every game's ``Config.__post_init__`` calls this first, so ``num_players=np.int64(3)`` or
+    ``hidden_herd=np.bool_(True)`` (values read from arrays, sweeps, config files) pass the
+    same checks as ``3`` and ``True``, and the stored ``Config`` holds plain Python values.
+    """
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        if isinstance(value, np.generic):
+            object.__setattr__(config, field.name, value.item())
+
+
 def config_from_kwargs(config_cls: type, kwargs: Mapping[str, Any]) -> Any:
     """Build a frozen ``Config`` dataclass, turning unknown fields into a ``ValueError``."""
     known = {f.name for f in dataclasses.fields(config_cls)}
@@ -106,6 +119,9 @@ class Encoding:
     actions: ActionTable
     layout: ObservationLayout
     num_players: int
+    hidden_layout: ObservationLayout = ObservationLayout([])
+    """Pieces of the state vector for what no seat sees and the seats' observations do not
+    imply (a game overrides it together with :meth:`hidden_vector`); empty by default."""
 
     def __init__(self, config: Any) -> None:
         self.config = config
@@ -119,6 +135,45 @@ class Encoding:
     def observation_size(self) -> int:
         """Length of the flat float32 observation vector."""
         return self.layout.size
+
+    @property
+    def state_layout(self) -> ObservationLayout:
+        """Layout of :meth:`state_vector`: every seat's observation in seat order, then
+        :attr:`hidden_layout`."""
+        layout = self.__dict__.get("_state_layout")
+        if layout is None:
+            pieces: list[tuple[str, tuple[int, ...] | int, str]] = [
+                (
+                    f"player_{p}",
+                    self.observation_size,
+                    f"the observation of `player_{p}` (from its own seat: the observation table)",
+                )
+                for p in range(self.num_players)
+            ]
+            pieces += [(q.name, q.shape, q.description) for q in self.hidden_layout.pieces]
+            layout = ObservationLayout(pieces)
+            self.__dict__["_state_layout"] = layout
+        return layout
+
+    @property
+    def state_size(self) -> int:
+        """Length of the flat float32 state vector (the env's ``state_space``)."""
+        return self.state_layout.size
+
+    def state_vector(self, state: Any) -> np.ndarray:
+        """Return the perfect-information float32 vector of a decision state (PettingZoo ``state()``).
+
+        It is the observation of every seat, in seat order (together they show every hand and
+        every seat's private knowledge), followed by :meth:`hidden_vector` for what no seat sees.
+        """
+        parts = [self.observe(state, p) for p in range(self.num_players)]
+        if self.hidden_layout.size:
+            parts.append(self.hidden_vector(state))
+        return np.concatenate(parts).astype(np.float32, copy=False)
+
+    def hidden_vector(self, state: Any) -> np.ndarray:
+        """Return the :attr:`hidden_layout` part of the state vector (empty by default)."""
+        return np.zeros(0, dtype=np.float32)
 
     def to_decision(self, state: Any) -> Any:
         """Return the decision state at the start of a move in rules state ``state``."""

@@ -10,13 +10,31 @@ import numpy as np
 T = TypeVar("T")
 
 
+def check_seed(seed: object) -> int | None:
+    """Return a seed as a Python int (``None`` stays ``None``).
+
+    Accepted: ``None``, non-negative ints and numpy integers. Not a seed: bools (``True`` is
+    a mistake, not seed 1), floats, strings.
+
+    Raises:
+        ValueError: for anything else.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+    return int(seed)
+
+
 def make_rng(seed: int | np.random.Generator | None = None) -> np.random.Generator:
-    """Return a Generator: the one given, or a new one seeded with ``seed`` (``None`` = fresh entropy)."""
+    """Return a Generator: the one given, or a new one seeded with ``seed`` (``None`` = fresh entropy).
+
+    Raises:
+        ValueError: for a seed :func:`check_seed` refuses.
+    """
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is not None and (not isinstance(seed, (int, np.integer)) or seed < 0):
-        raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
-    return np.random.default_rng(seed)
+    return np.random.default_rng(check_seed(seed))
 
 
 def shuffled(items: Sequence[T], rng: np.random.Generator) -> list[T]:

@@ -135,7 +135,7 @@ def play_game(env: CardGameEnv, agents: Sequence[Agent], seed: int) -> GameRecor
         steps += 1
         if steps > _MAX_STEPS:
             raise RuntimeError(f"a game of {raw.metadata['name']} ran past {_MAX_STEPS} steps")
-    points = tuple(math.nan if p is None else float(p) for p in raw.rules.points(raw.state()))
+    points = tuple(math.nan if p is None else float(p) for p in raw.rules.points(raw.game_state()))
     return GameRecord(tuple(totals), points, steps)
 
 

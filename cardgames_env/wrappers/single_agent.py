@@ -31,8 +31,10 @@ from gymnasium import spaces
 
 from cardgames_env.agents.base import Agent, make_agent
 from cardgames_env.agents.pool import OpponentPool
-from cardgames_env.core.aec import CardGameEnv
+from cardgames_env.core.actions import as_action
+from cardgames_env.core.aec import CardGameEnv, check_reset_options
 from cardgames_env.core.game import IllegalMoveError
+from cardgames_env.core.rng import check_seed
 from cardgames_env.registry import load
 
 OpponentSpec = str | Agent
@@ -84,8 +86,16 @@ class SingleAgentEnv(gymnasium.Env):
         self.raw: CardGameEnv = raw
         self.env_name: str = raw.metadata["name"]
         self.num_players = len(raw.possible_agents)
-        if learner_seat is not None and not 0 <= learner_seat < self.num_players:
-            raise ValueError(f"learner_seat must be in 0..{self.num_players - 1}, got {learner_seat}")
+        if learner_seat is not None:
+            if (
+                isinstance(learner_seat, (bool, np.bool_))
+                or not isinstance(learner_seat, (int, np.integer))
+                or not 0 <= learner_seat < self.num_players
+            ):
+                raise ValueError(
+                    f"learner_seat must be None or an int in 0..{self.num_players - 1}, got {learner_seat!r}"
+                )
+            learner_seat = int(learner_seat)
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -94,7 +104,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.fixed_seat = learner_seat
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
-        self._initial_seed = seed
+        self._initial_seed = check_seed(seed)
         n_obs, n_act = raw.encoding.observation_size, raw.encoding.num_actions
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(n_obs,), dtype=np.float32)
         self.action_space = spaces.Discrete(n_act)
@@ -174,7 +184,14 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start an episode: draw the learner's seat and opponents, play until the learner moves."""
+        """Start an episode: draw the learner's seat and opponents, play until the learner moves.
+
+        Raises:
+            ValueError: for a seed that is not a non-negative int, or ``options`` that are not
+                a dict or name a variant (variants are constructor arguments).
+        """
+        seed = check_seed(seed)
+        check_reset_options(options, self.raw._constructor_arguments())
         if seed is None and self._initial_seed is not None and self._np_random is None:
             seed = self._initial_seed
         super().reset(seed=seed)
@@ -214,11 +231,16 @@ class SingleAgentEnv(gymnasium.Env):
         self.seat_names[self.learner_seat] = "learner"
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Play the learner's action, then every other seat until the learner's next decision."""
+        """Play the learner's action, then every other seat until the learner's next decision.
+
+        Raises:
+            TypeError: for an action that is not an int, a numpy integer or a 0-d integer array.
+            RuntimeError: once the episode is over (call ``reset()``).
+        """
+        action = as_action(action)
         if self._done:
             raise RuntimeError("the episode is over: call reset()")
         raw = self.raw
-        action = int(action)
         mask = raw.action_mask()
         if not (0 <= action < mask.size and mask[action]):
             if self.illegal_action == "raise":
@@ -238,7 +260,9 @@ class SingleAgentEnv(gymnasium.Env):
         self._pending = 0.0
         self._episode_return += reward
         self._done = done
-        return self._observe(), reward, done, False, self._info()
+        # The env's turn limit (max_steps) truncates: the game did not end by its rules.
+        truncated = done and self.raw.truncations.get(self.learner, False)
+        return self._observe(), reward, done and not truncated, truncated, self._info()
 
     def _advance(self) -> tuple[float, bool]:
         """Play opponents and dead steps until the learner is to move or its episode is over.
@@ -278,7 +302,7 @@ class SingleAgentEnv(gymnasium.Env):
         """Return the step info: the learner's seat, and at the end its points and return."""
         info: dict[str, Any] = {"learner_seat": self.learner_seat}
         if self._done:
-            points = self.raw.rules.points(self.raw.state())
+            points = self.raw.rules.points(self.raw.game_state())
             info["points"] = points[self.learner_seat]
             info["episode_return"] = self._episode_return
             info["opponents"] = [n for s, n in enumerate(self.seat_names) if s != self.learner_seat]

@@ -25,7 +25,7 @@ def play(kinds: list[str], games: int, **options: object) -> dict[str, float]:
                 env.step(None)
                 continue
             env.step(agents[agent].act(obs["observation"], obs["action_mask"]))  # raw env raises if illegal
-        returns = env.rules.returns(env.state())
+        returns = env.rules.returns(env.game_state())
         for i, a in enumerate(env.possible_agents):
             totals[kind_of[a]] += returns[i]
             seats[kind_of[a]] += 1

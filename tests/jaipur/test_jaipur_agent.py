@@ -36,7 +36,7 @@ def test_heuristic_wins_most_rounds_against_random():
         agents = [make_agent("random", env, seed=10 * game + i) for i in range(2)]
         agents[seat] = make_agent("heuristic", env, seed=game)
         _play(env, agents, seed=game)
-        wins += env.state().history[-1].seal == seat
+        wins += env.game_state().history[-1].seal == seat
     assert wins >= 32
 
 
@@ -60,7 +60,7 @@ def test_heuristic_plays_the_substeps_encoding_as_well():
 
         heuristic.act = counting_act
         _play(env, agents, seed=game)
-        wins += env.state().history[-1].seal == seat
+        wins += env.game_state().history[-1].seal == seat
     assert wins >= 32
     assert exchange_steps > 40
 
@@ -69,7 +69,7 @@ def test_heuristic_self_play_games_end():
     env = jaipur_v0.raw_env()
     for game in range(5):
         _play(env, [make_agent("heuristic", env, seed=game + i) for i in range(2)], seed=game)
-        assert max(env.state().seals) == 2 or len(env.state().history) == 5
+        assert max(env.game_state().seals) == 2 or len(env.game_state().history) == 5
 
 
 def test_heuristic_prefers_a_big_sale_and_camel_heavy_markets():

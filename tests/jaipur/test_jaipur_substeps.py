@@ -23,19 +23,23 @@ from cardgames_env.envs.jaipur.substeps import (
     XTAKE0,
     Decision,
     JaipurSubstepEncoding,
+    make_encoding,
 )
 from cardgames_env.jaipur_v0 import env as make_env
 
 from .jaipur_states import make_state, random_states
 
 FLAT = JaipurEncoding(Config())
-SUB = JaipurEncoding(Config(exchange_encoding="substeps"))
+SUB = make_encoding(Config(exchange_encoding="substeps"))
 NON_EXCHANGE = XTAKE0  # take (6) + camels (1) + sell (42) keep their flat ids
 
 
 def test_config_option_and_dispatch():
     assert type(FLAT) is JaipurEncoding and FLAT.num_actions == 25505
     assert isinstance(SUB, JaipurSubstepEncoding) and SUB.num_actions == 63
+    assert type(make_encoding(Config())) is JaipurEncoding
+    with pytest.raises(ValueError, match="make_encoding"):
+        JaipurEncoding(Config(exchange_encoding="substeps"))
     with pytest.raises(ValueError, match="exchange_encoding"):
         Config(exchange_encoding="tree")
     with pytest.raises(ValueError, match="exchange_encoding"):
@@ -206,7 +210,7 @@ def test_env_plays_an_exchange_from_its_notation():
     for _ in range(60):
         if flat.terminations[flat.agent_selection]:
             break
-        moves = [m for m in rules.legal_moves(flat.unwrapped.state())]
+        moves = [m for m in rules.legal_moves(flat.unwrapped.game_state())]
         move = moves[int(rng.integers(len(moves)))]
         flat.step(flat.unwrapped.string_to_action(str(move)))
         steps = 0
@@ -218,5 +222,5 @@ def test_env_plays_an_exchange_from_its_notation():
                 break
         exchanges += isinstance(move, Exchange)
         assert steps == (1 if not isinstance(move, Exchange) else sum(move.take) + sum(move.give) + 1)
-        assert dataclasses.replace(sub.unwrapped.state(), config=Config()) == flat.unwrapped.state()
+        assert dataclasses.replace(sub.unwrapped.game_state(), config=Config()) == flat.unwrapped.game_state()
     assert exchanges > 5

@@ -36,5 +36,5 @@ def test_heuristic_beats_random_players() -> None:
         agents = [make_agent("random", env, seed=10 * game + i) for i in range(2)]
         agents[seat] = make_agent("heuristic", env, seed=game)
         play_game(env, agents, seed=game)
-        wins += env.state().game_winner == seat
+        wins += env.game_state().game_winner == seat
     assert wins / games > 0.7  # random against random wins half of the games

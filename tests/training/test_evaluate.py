@@ -135,7 +135,7 @@ def test_play_game_is_reproducible_and_returns_sum_to_rules(name):
     first = play_game(env, [RandomAgent() for _ in range(n)], seed=7)
     again = play_game(env, [RandomAgent() for _ in range(n)], seed=7)
     assert first == again
-    assert first.returns == pytest.approx(env.rules.returns(env.state()))
+    assert first.returns == pytest.approx(env.rules.returns(env.game_state()))
 
 
 VARIANTS = [

@@ -69,7 +69,7 @@ def test_learner_rewards_add_up_to_its_final_return_in_every_seat(name, options)
             obs, reward, done, truncated, info = env.step(int(rng.choice(np.flatnonzero(mask))))
             assert not truncated
             total += reward
-        final = env.raw.rules.returns(env.raw.state())[seat]
+        final = env.raw.rules.returns(env.raw.game_state())[seat]
         assert total == pytest.approx(final)
         assert info["episode_return"] == pytest.approx(final)
         nonzero_finals += final != 0
@@ -119,7 +119,7 @@ def test_an_opponents_loss_is_not_the_learners(monkeypatch):
     env.reset()
     obs, reward, terminated, _, info = env.step(parse_card("AH"))
     assert terminated and reward == 0.0 and info["points"] == 0
-    assert env.raw.rules.returns(env.raw.state())[1] == pytest.approx(-1.5)
+    assert env.raw.rules.returns(env.raw.game_state())[1] == pytest.approx(-1.5)
 
 
 def test_learner_eliminated_on_an_opponents_turn_ends_its_episode_with_the_penalty():
@@ -146,7 +146,7 @@ def test_learner_eliminated_while_the_game_goes_on():
     env.reset(seed=1)
     _, reward, done, _, _ = env.step(PASS)
     assert (reward, done) == (-1.0, True)
-    assert not env.raw.rules.is_terminal(env.raw.state())
+    assert not env.raw.rules.is_terminal(env.raw.game_state())
     with pytest.raises(RuntimeError, match="reset"):
         env.step(PASS)
     env.reset()  # a fresh game starts

@@ -29,6 +29,13 @@ the seed's scoring, e.g. all hearts +200 = +2.0, the pig alone = -1.0).
 **Variants** (keyword arguments of ``env()``): ``first_lead_must_be_spade2``,
 ``game_end=-1000`` (an episode is a whole game of several hands; the player who took the
 pig leads the next hand), ``game_end_upper``.
+
+**State, positions, turn limit.** ``env.unwrapped.state()`` is the perfect-information
+float32 vector of ``state_space`` (every seat's observation in seat order); ``game_state()``
+is the rules ``State`` and ``set_game_state(state)`` starts from any position. ``max_steps``
+(default: the rules' bound, 52 steps for one hand, never reached early; 20,000 with
+``game_end``) truncates an episode; ``reset()`` takes no variant options. See
+``docs/envs/gongzhu.md``, "Global state, positions and turn limit".
 """
 
 from __future__ import annotations

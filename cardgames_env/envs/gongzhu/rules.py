@@ -24,7 +24,7 @@ from typing import NamedTuple
 import numpy as np
 
 from cardgames_env.core.cards import cards_of, mask_of
-from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError
+from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
 
 from .cards import (
     DECK_SIZE,
@@ -58,6 +58,7 @@ class Config:
     game_end_upper: int | None = None
 
     def __post_init__(self) -> None:
+        plain_fields(self)  # numpy ints and bools are accepted as ints and bools
         if not isinstance(self.first_lead_must_be_spade2, bool):
             raise ValueError("first_lead_must_be_spade2 must be a bool")
         if self.game_end is not None and (

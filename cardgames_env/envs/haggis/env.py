@@ -32,6 +32,13 @@ ends. ``reward="points"``: at each hand end, (own - opponent) hand score / 100.
 **Variants** (keyword arguments of ``env()``): ``target_score`` (default 350),
 ``face_singles="J"`` (literal seed: lone Q/K are wild singles <= 10),
 ``natural_faces_in_runs=False`` (official: face cards in runs only as wilds), ``reward``.
+
+**State, positions, turn limit.** ``env.unwrapped.state()`` is the perfect-information
+float32 vector of ``state_space`` (every seat's observation in seat order); ``game_state()``
+is the rules ``State`` and ``set_game_state(state)`` starts from any position. ``max_steps``
+(default: 20,000 steps, as a game to ``target_score`` has no fixed length) truncates an
+episode; ``reset()`` takes no variant options. See ``docs/envs/haggis.md``, "Global state,
+positions and turn limit".
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError
+from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
 
 from .cards import (
     FACE_MASK,
@@ -76,6 +76,7 @@ class Config:
     reward: str = "win"
 
     def __post_init__(self) -> None:
+        plain_fields(self)  # numpy ints and bools are accepted as ints and bools
         if self.face_singles not in ("JQK", "J"):
             raise ValueError(f"face_singles must be 'JQK' or 'J', got {self.face_singles!r}")
         if not isinstance(self.natural_faces_in_runs, bool):

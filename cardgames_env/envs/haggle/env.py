@@ -42,6 +42,13 @@ are in ``infos[agent]["points"]`` at the end (``None`` = ELIMINATED).
 ``max_offer`` (cards per side, 1..5), ``submission_phase``, ``eliminated_margin``, and the
 scorer's ``eliminated_in_globals``, ``yellow_cascade``, ``yellow_min_count``,
 ``elimination_penalty``, ``pyramid_final``.
+
+**State, positions, turn limit.** ``env.unwrapped.state()`` is the perfect-information
+float32 vector of ``state_space`` (every seat's observation in seat order); ``game_state()``
+is the rules ``State`` and ``set_game_state(state)`` starts from any position. ``max_steps``
+(default: the rules' bound, ``trading_rounds`` × players × 5 plus the submission phase: 100
+by default, never reached early) truncates an episode; ``reset()`` takes no variant options.
+See ``docs/envs/haggle.md``, "Global state, positions and turn limit".
 """
 
 from __future__ import annotations

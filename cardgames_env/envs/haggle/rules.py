@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError
+from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
 
 from . import scoring
 from .cards import (
@@ -100,6 +100,7 @@ class Config:
     pyramid_final: bool = True
 
     def __post_init__(self) -> None:
+        plain_fields(self)  # numpy ints and bools are accepted as ints and bools
         _check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
         _check_int("trading_rounds", self.trading_rounds, 1, 100)
         _check_int("max_offer", self.max_offer, 1, 5)

@@ -342,17 +342,12 @@ class JaipurEncoding(Encoding):
 
     rules = rules
 
-    def __new__(cls, config: Config | None = None) -> JaipurEncoding:
-        """Build the encoding ``config.exchange_encoding`` asks for (``"substeps"`` gives a
-        :class:`cardgames_env.envs.jaipur.substeps.JaipurSubstepEncoding`)."""
-        # copy/pickle call __new__ without arguments: they keep the class they copy.
-        if cls is JaipurEncoding and config is not None and config.exchange_encoding == "substeps":
-            from .substeps import JaipurSubstepEncoding
-
-            return super().__new__(JaipurSubstepEncoding)
-        return super().__new__(cls)
-
     def __init__(self, config: Config):
+        if config.exchange_encoding != "flat":
+            raise ValueError(
+                f"JaipurEncoding is the flat encoding, got exchange_encoding={config.exchange_encoding!r}: "
+                "build the encoding of any config with substeps.make_encoding(config)"
+            )
         self.config = config
         self.actions = ACTIONS
         self.layout = LAYOUT

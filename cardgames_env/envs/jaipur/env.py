@@ -41,6 +41,13 @@ choice only, same rules: an exchange is built card by card, take goods in non-de
 type order, then give cards, then ``exchange_done``; Discrete(63) and 13 more observation
 entries for the partial exchange; every legal exchange stays reachable, by exactly one
 action sequence; see ``docs/envs/jaipur.md``, "Exchanges in sub-steps").
+
+**State, positions, turn limit.** ``env.unwrapped.state()`` is the perfect-information
+float32 vector of ``state_space`` (every seat's observation in seat order); ``game_state()``
+is the rules ``State`` and ``set_game_state(state)`` starts from any position. ``max_steps``
+(default: 20,000 steps, as the rules alone have no bound: exchanges draw no cards) truncates
+an episode; ``reset()`` takes no variant options. See ``docs/envs/jaipur.md``, "Global
+state, positions and turn limit".
 """
 
 from __future__ import annotations
@@ -48,9 +55,11 @@ from __future__ import annotations
 from typing import Any
 
 from cardgames_env.core.aec import CardGameEnv, wrap_env
+from cardgames_env.core.game import Encoding
 
 from . import rules
 from .encoding import JaipurEncoding
+from .substeps import make_encoding
 
 TEST_VARIANTS: tuple[dict[str, Any], ...] = (
     {},
@@ -72,6 +81,10 @@ class JaipurEnv(CardGameEnv):
         "render_modes": ["ansi", "human"],
         "is_parallelizable": False,
     }
+
+    def make_encoding(self, config: rules.Config) -> Encoding:
+        """Return the flat or the sub-step encoding, as ``config.exchange_encoding`` says."""
+        return make_encoding(config)
 
 
 def raw_env(render_mode: str | None = None, **options: Any) -> JaipurEnv:

@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError
+from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
 
 from . import scoring
 from .cards import (
@@ -94,6 +94,7 @@ class Config:
     exchange_encoding: str = "flat"
 
     def __post_init__(self) -> None:
+        plain_fields(self)  # numpy ints and bools are accepted as ints and bools
         if not isinstance(self.hidden_herd, bool):
             raise ValueError(f"hidden_herd must be a bool, got {self.hidden_herd!r}")
         if not isinstance(self.max_rounds, int) or isinstance(self.max_rounds, bool) or self.max_rounds < 1:

@@ -320,6 +320,14 @@ class JaipurSubstepEncoding(JaipurEncoding):
         return text
 
 
+def make_encoding(config: Config) -> JaipurEncoding:
+    """Return the encoding ``config.exchange_encoding`` asks for: :class:`JaipurEncoding`
+    (``"flat"``) or :class:`JaipurSubstepEncoding` (``"substeps"``)."""
+    if config.exchange_encoding == "substeps":
+        return JaipurSubstepEncoding(config)
+    return JaipurEncoding(config)
+
+
 __all__ = [
     "SEQUENCES",
     "SUBSTEP_ACTIONS",
@@ -328,4 +336,5 @@ __all__ = [
     "ExchangeStep",
     "JaipurSubstepEncoding",
     "exchange_sequence",
+    "make_encoding",
 ]

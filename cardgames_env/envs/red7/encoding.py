@@ -292,6 +292,24 @@ class Red7Encoding(Encoding):
         return np.array(tail, dtype=np.float32)
 
     # -- mask ----------------------------------------------------------------------------------
+    hidden_layout = ObservationLayout(
+        [
+            ("hidden_deck", 49, "cards in the deck (card id order; the order of the deck is not encoded)"),
+            ("hidden_out", 49, "eliminated players' hand cards nobody saw (out of the round)"),
+        ]
+    )
+    """The state vector's part that no seat's observation shows (see ``Encoding.state_vector``)."""
+
+    def hidden_vector(self, state: State) -> np.ndarray:
+        """Return the deck's cards and the unseen cards of eliminated hands, as 0/1 floats."""
+        vector = np.zeros(2 * NUM_CARDS, dtype=np.float32)
+        vector[list(state.deck)] = 1.0
+        out = 0
+        for cards in state.out_hidden:
+            out |= cards
+        vector[[NUM_CARDS + c for c in range(NUM_CARDS) if out >> c & 1]] = 1.0
+        return vector
+
     def legal_action_mask(self, state: State) -> np.ndarray:
         """Return the int8 mask of legal actions (equal to ``rules.legal_moves`` exactly)."""
         if self._fast_mask and state.phase == MAIN and state.status == PLAYING:

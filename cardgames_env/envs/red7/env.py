@@ -36,6 +36,14 @@ last player standing gets +1 when the round ends. Advanced game: 0 until the gam
 (rulebook: any option, out if not winning at the end of the turn), ``advanced=True`` (draw
 rule, scoring, rounds to 40/35/30 points or ``target_score``), ``action_rule=True`` (effects
 of 1/3/5/7), ``seven_to_deck=True`` (with the action rule).
+
+**State, positions, turn limit.** ``env.unwrapped.state()`` is the perfect-information
+float32 vector of ``state_space`` (every seat's observation in seat order, then the deck's
+cards and the unseen cards of eliminated hands); ``game_state()`` is the rules ``State`` and
+``set_game_state(state)`` starts from any position. ``max_steps`` (default: the rules' bound
+in the basic game, (7 + 1) × players − 1 steps, never reached early; 20,000 with
+``advanced`` or ``action_rule``) truncates an episode; ``reset()`` takes no variant options.
+See ``docs/envs/red7.md``, "Global state, positions and turn limit".
 """
 
 from __future__ import annotations

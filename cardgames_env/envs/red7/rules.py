@@ -39,7 +39,7 @@ from typing import NamedTuple
 import numpy as np
 
 from cardgames_env.core.cards import cards_of
-from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError
+from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
 
 from .cards import (
     CARD_COLOUR,
@@ -103,6 +103,7 @@ class Config:
     target_score: int | None = None
 
     def __post_init__(self) -> None:
+        plain_fields(self)  # numpy ints and bools are accepted as ints and bools
         if not isinstance(self.num_players, int) or isinstance(self.num_players, bool) or not (
             2 <= self.num_players <= 4
         ):
