@@ -103,10 +103,12 @@ class CardGameEnv(AECEnv, EzPickle):
         """Names of the constructor arguments (the variants, ``max_steps``, ``render_mode``)."""
         return ("render_mode", "max_steps", *(f.name for f in dataclasses.fields(self.config)))
 
-    def make_encoding(self, config: Any) -> Encoding:
+    @classmethod
+    def make_encoding(cls, config: Any) -> Encoding:
         """Return the encoding of ``config`` (``encoding_cls(config)``; a game whose variants
-        choose between encodings overrides this)."""
-        return self.encoding_cls(config)
+        choose between encodings overrides this). A class method: the batched engines use it
+        too."""
+        return cls.encoding_cls(config)
 
     # -- spaces -----------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:

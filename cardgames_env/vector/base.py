@@ -103,7 +103,7 @@ class VectorEnv:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.rules: Any = self.env_cls.rules
         self.config: Any = config_from_kwargs(self.rules.Config, options)
-        self.encoding: Any = self.env_cls.encoding_cls(self.config)
+        self.encoding: Any = self.env_cls.make_encoding(self.config)
         rules_info: GameInfo = self.rules.game_info(self.config)
         self.max_steps = resolve_max_steps(rules_info, max_steps)
         self.info = GameInfo(**{**rules_info.__dict__, "max_game_length": self.max_steps})

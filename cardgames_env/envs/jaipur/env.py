@@ -82,7 +82,8 @@ class JaipurEnv(CardGameEnv):
         "is_parallelizable": False,
     }
 
-    def make_encoding(self, config: rules.Config) -> Encoding:
+    @classmethod
+    def make_encoding(cls, config: rules.Config) -> Encoding:
         """Return the flat or the sub-step encoding, as ``config.exchange_encoding`` says."""
         return make_encoding(config)
 
