@@ -470,11 +470,13 @@ def _step_slot(
     rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
 ) -> None:
     row = slots[i]
-    _apply(row, prm, offers, action)
-    steps[i] += 1
     rewards[i, :] = 0.0
     done[i] = False
     truncated[i] = False
+    if action < 0:  # base.STAY: this slot sits the step out
+        return
+    _apply(row, prm, offers, action)
+    steps[i] += 1
     if row[STAGE] == Stage.SCORE:
         _score(row, prm, rng_state, i, rewards[i])
         done[i] = True
