@@ -10,7 +10,8 @@ slot changes; the subclass implements five hooks:
   outputs (``obs``, ``mask``, ``player``) of every slot;
 * ``_step(actions)``: apply each slot's (already checked) action, write ``rewards`` and
   ``done`` (and ``truncated``), replace finished games by fresh deals, and write the outputs
-  of every slot;
+  of every slot that moved; a slot whose action is :data:`STAY` (-1) does not move: its
+  rewards become 0, its ``done``/``truncated`` False, and its outputs stay as they are;
 * ``_load(i, state)``: put a rules ``State`` into slot ``i`` and write its outputs;
 * ``_get_state(i)``: return slot ``i`` as a rules ``State``.
 
@@ -50,6 +51,10 @@ VECTOR_ENVS: dict[str, str] = {
     "haggle_v0": "cardgames_env.vector.haggle:HaggleVectorEnv",
 }
 """Env name -> ``module:class`` of its batched engine (imported on first use)."""
+
+
+STAY = -1
+"""Action of a slot that sits out a ``step(actions, active)`` call (passed to ``_step``)."""
 
 
 def make(name: str, num_envs: int, seed: int | None = 0, **options: Any) -> VectorEnv:
@@ -169,39 +174,52 @@ class VectorEnv:
         return self.obs, self.mask, self.player
 
     def step(
-        self, actions: Any
+        self, actions: Any, active: Any = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Apply ``actions[i]`` for the mover of every slot ``i``.
+
+        Args:
+            actions: one action per slot (int ``[N]``).
+            active: optional bool ``[N]``: only these slots move (the others' actions are not
+                read; their rewards are 0, ``done`` False and rows unchanged). Used to let
+                different players act in different slots, e.g. a learner and its opponents.
 
         Returns:
             ``(obs, mask, player, rewards, done)``; rewards float32 ``[N, P]``, done bool ``[N]``.
 
         Raises:
-            ValueError: for ``actions`` of the wrong shape or type, or an out-of-range or
-                illegal action in any slot (naming the slot and the action); no slot changes.
+            ValueError: for ``actions`` or ``active`` of the wrong shape or type, or an
+                out-of-range or illegal action in any moving slot (naming the slot and the
+                action); no slot changes.
         """
-        self._step(self.check_actions(actions))
+        self._step(self.check_actions(actions, active))
         return self.obs, self.mask, self.player, self.rewards, self.done
 
-    def check_actions(self, actions: Any) -> np.ndarray:
-        """Return ``actions`` as int64 ``[N]`` after checking each is legal in its slot.
+    def check_actions(self, actions: Any, active: Any = None) -> np.ndarray:
+        """Return ``actions`` as a new int64 ``[N]`` array after checking each is legal in its
+        slot (:data:`STAY` for the slots that ``active`` leaves out).
 
         Raises:
-            ValueError: naming the first offending slot and action.
+            ValueError: naming the problem, or the first offending slot and action.
         """
+        n = self.num_envs
+        if active is None:
+            moving = np.ones(n, dtype=np.bool_)
+        else:
+            moving = np.asarray(active)
+            if moving.shape != (n,) or moving.dtype != np.bool_:
+                raise ValueError(f"active must be a bool array of shape ({n},), got {moving.dtype} array")
         array = np.asarray(actions)
-        if array.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {array.shape}")
+        if array.shape != (n,):
+            raise ValueError(f"actions must have shape ({n},), got {array.shape}")
         if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
             raise ValueError(f"actions must be integers, got dtype {array.dtype}")
-        array = array.astype(np.int64, copy=False)
-        out_of_range = (array < 0) | (array >= self.action_size)
+        checked = np.where(moving, array, STAY).astype(np.int64)
+        out_of_range = moving & ((checked < 0) | (checked >= self.action_size))
         if out_of_range.any():
             i = int(np.flatnonzero(out_of_range)[0])
-            raise ValueError(
-                f"slot {i}: action {int(array[i])} is out of range 0..{self.action_size - 1}"
-            )
-        legal = self.mask[np.arange(self.num_envs), array]
+            raise ValueError(f"slot {i}: action {int(array[i])} is out of range 0..{self.action_size - 1}")
+        legal = self.mask[np.arange(n), np.where(moving, checked, 0)] | ~moving
         if not legal.all():
             i = int(np.flatnonzero(~legal)[0])
             raise ValueError(
@@ -209,7 +227,7 @@ class VectorEnv:
                 f"{self.possible_agents[int(self.player[i])]}; legal: "
                 f"{np.flatnonzero(self.mask[i]).tolist()}"
             )
-        return array
+        return checked
 
     def load(self, i: int, state: Any) -> None:
         """Put the rules ``State`` ``state`` into slot ``i`` (e.g. ``env.unwrapped.game_state()``).

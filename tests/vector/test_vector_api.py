@@ -139,3 +139,34 @@ def test_games_end_and_restart_in_place(name: str) -> None:
         assert np.all(vec.steps[done] == 0), "a restarted slot counts its new game from 0"
         assert np.all(vec.steps <= 40)
     assert ended >= 8 * (200 // 40), "every slot ends at the latest at max_steps decisions"
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_active_slots_move_alone(name: str) -> None:
+    """``step(actions, active)``: only the active slots move; the others keep their rows, get
+    zero rewards, and their (possibly illegal) actions are not read; the moving slots play
+    exactly as they would in a full step."""
+    rng = np.random.default_rng(4)
+    partial = vector.make(name, num_envs=4, seed=9)
+    full = vector.make(name, num_envs=4, seed=9)
+    for _ in range(30):
+        actions = _random_actions(partial, rng)
+        active = np.array([True, False, True, False])
+        sitting = partial.obs[~active].copy(), partial.mask[~active].copy(), partial.player[~active].copy()
+        given = actions.copy()
+        given[~active] = partial.action_size + 5  # never read
+        partial.step(given, active=active)
+        assert np.array_equal(given[~active], [partial.action_size + 5] * 2), "actions are not modified"
+        assert np.array_equal(partial.obs[~active], sitting[0])
+        assert np.array_equal(partial.mask[~active], sitting[1])
+        assert np.array_equal(partial.player[~active], sitting[2])
+        assert not partial.rewards[~active].any() and not partial.done[~active].any()
+        for i in (1, 3):  # the full engine's sitting slots replay the same move the partial one skips
+            full.load(i, partial.state(i))
+        actions_full = actions.copy()
+        actions_full[~active] = _random_actions(full, rng)[~active]
+        full.step(actions_full)
+        assert np.array_equal(full.obs[active], partial.obs[active])
+        assert np.array_equal(full.rewards[active], partial.rewards[active])
+    with pytest.raises(ValueError, match="active"):
+        partial.step(_random_actions(partial, rng), active=np.array([1, 0, 1, 0]))
