@@ -213,7 +213,7 @@ def _next_hand(state: np.ndarray, i: int, rng_state: np.ndarray) -> None:
     s[_C_HAND_NUMBER] += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _step_slot(
     state: np.ndarray, i: int, action: int, rewards: np.ndarray, done: np.ndarray,
     truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray, max_steps: int,
@@ -285,6 +285,19 @@ def _step_slot(
         _next_hand(state, i, rng_state)
 
 
+@njit(cache=True)
+def _step_and_write(
+    state: np.ndarray, i: int, action: int, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
+    rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
+    rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
+) -> None:
+    """One slot's whole step: play, deal on as needed, write its outputs."""
+    _step_slot(
+        state, i, action, rewards, done, truncated, steps, rng_state, max_steps, game_end, game_end_upper
+    )
+    _write_outputs(state, i, obs, mask, player, spade2_first)
+
+
 @njit(cache=True, parallel=True)
 def _step_parallel(
     state: np.ndarray, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
@@ -293,9 +306,8 @@ def _step_parallel(
 ) -> None:
     """Step every slot (threads over slots) and write every slot's outputs."""
     for i in prange(state.shape[0]):
-        _step_slot(state, i, actions[i], rewards, done, truncated, steps, rng_state, max_steps,
-                   game_end, game_end_upper)
-        _write_outputs(state, i, obs, mask, player, spade2_first)
+        _step_and_write(state, i, actions[i], obs, mask, player, rewards, done, truncated, steps,
+                        rng_state, max_steps, game_end, game_end_upper, spade2_first)
 
 
 @njit(cache=True)
@@ -306,9 +318,8 @@ def _step_serial(
 ) -> None:
     """Step every slot on the calling thread (small batches: no thread start-up cost)."""
     for i in range(state.shape[0]):
-        _step_slot(state, i, actions[i], rewards, done, truncated, steps, rng_state, max_steps,
-                   game_end, game_end_upper)
-        _write_outputs(state, i, obs, mask, player, spade2_first)
+        _step_and_write(state, i, actions[i], obs, mask, player, rewards, done, truncated, steps,
+                        rng_state, max_steps, game_end, game_end_upper, spade2_first)
 
 
 @njit(cache=True)
