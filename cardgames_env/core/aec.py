@@ -274,7 +274,9 @@ class CardGameEnv(AECEnv, EzPickle):
             )
         to_move = rules.current_player(state)
         if to_move < 0:
-            raise ValueError("set_game_state needs a state with a player to move (not finished, no deal pending)")
+            raise ValueError(
+                "set_game_state needs a state with a player to move (not finished, no deal pending)"
+            )
         eliminated = tuple(self._eliminated_fn(state)) if self._eliminated_fn is not None else None
         if self._rng is None:
             self._rng = make_rng(None)
