@@ -102,3 +102,60 @@ def test_watching_narrates_tricks_and_hand_ends():
     assert text.count("takes the trick") == 13
     assert text.count("play ") == 52
     assert "points: player_0" in text
+
+
+SPADE_TWO = C("2S")
+
+
+def _first_hand_positions(seed: int, config: Config):
+    """Yield (first leader, state) at every decision of hand 1 of a random game."""
+    from cardgames_env.envs.gongzhu import env as gongzhu_env
+
+    env = gongzhu_env.raw_env(**config.__dict__)
+    env.reset(seed=seed)
+    first_leader = env.possible_agents.index(env.agent_selection)
+    rng = np.random.default_rng(seed)
+    while not any(env.terminations.values()) and env.game_state().hand_number == 1:
+        yield first_leader, env.game_state()
+        env.step(int(rng.choice(np.flatnonzero(env.action_mask()))))
+
+
+@pytest.mark.parametrize("config", [Config(), Config(game_end=-1000), Config(first_lead_must_be_spade2=True)])
+def test_spade2_holder_is_the_first_leader_while_the_spade2_is_unplayed(config):
+    # gongzhu.md section 2: the holder of ♠2 leads hand 1, so every seat knows who holds the
+    # ♠2 until it is played. Derivation: the seat seen to lead the first trick.
+    seen = 0
+    for seed in range(6):
+        for first_leader, state in _first_hand_positions(seed, config):
+            unplayed = not any(p >> SPADE_TWO & 1 for p in state.played)
+            for observer in range(4):
+                piece = LAYOUT.view(GongZhuEncoding(config).observe(state, observer))["spade2_holder"]
+                expected = np.zeros(4, dtype=np.float32)
+                if unplayed:
+                    expected[(first_leader - observer) % 4] = 1.0
+                    seen += 1
+                assert piece.tolist() == expected.tolist()
+    assert seen > 0
+
+
+def test_moving_the_unplayed_spade2_changes_the_observation():
+    # Seed 1000, actions [0, 11, 1, 2]: player_1 led trick 1 (so it holds the ♠2), the trick is
+    # over. Giving the ♠2 to another seat is a position every seat can tell apart.
+    from cardgames_env.envs.gongzhu import env as gongzhu_env
+
+    env = gongzhu_env.raw_env()
+    env.reset(seed=1000)
+    assert env.agent_selection == "player_1"
+    for action in (0, 11, 1, 2):
+        env.step(action)
+    state = env.game_state()
+    assert not state.trick and state.hands[1] >> SPADE_TWO & 1
+    # Swap the ♠2 with a spade of seat 3 (no voids shown yet, so the swap is otherwise invisible).
+    swap = next(c for c in range(39, 52) if state.hands[3] >> c & 1)
+    hands = list(state.hands)
+    hands[1] ^= 1 << SPADE_TWO | 1 << swap
+    hands[3] ^= 1 << SPADE_TWO | 1 << swap
+    moved = state._replace(hands=tuple(hands))
+    assert not any(state.voids)
+    for observer in (0, 2):
+        assert ENC.observe(state, observer).tobytes() != ENC.observe(moved, observer).tobytes()

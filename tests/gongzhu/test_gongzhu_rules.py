@@ -226,3 +226,24 @@ def test_resample_hidden_keeps_own_hand_sizes_and_voids():
             for suit in range(4):
                 if state.voids[seat] >> suit & 1:
                     assert not other.hands[seat] & (((1 << 13) - 1) << (13 * suit))
+
+
+def test_resample_hidden_keeps_the_unplayed_spade2_with_the_first_leader():
+    # gongzhu.md section 2: in hand 1 the ♠2 holder leads, so while the ♠2 is unplayed every
+    # seat knows it is with the first leader (seed 1000, actions [0, 11, 1, 2]: player_1 led).
+    from cardgames_env.envs.gongzhu import env as gongzhu_env
+
+    env = gongzhu_env.raw_env()
+    env.reset(seed=1000)
+    first_leader = env.possible_agents.index(env.agent_selection)
+    for action in (0, 11, 1, 2):
+        env.step(action)
+    state = env.game_state()
+    rng = np.random.default_rng(1000)
+    moved_other = 0
+    for i in range(150):
+        player = [0, 2, 3][i % 3]
+        other = rules.resample_hidden(state, player, rng)
+        assert other.hands[first_leader] >> C("2S") & 1, f"re-deal {i} moved the ♠2"
+        moved_other += other.hands != state.hands
+    assert moved_other > 100, "the other hidden cards are still re-dealt"

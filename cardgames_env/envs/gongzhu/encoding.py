@@ -31,6 +31,7 @@ LAYOUT = ObservationLayout(
         ("played", (4, 52), "every card each relative seat has played this hand"),
         ("captured", (4, 16), f"point cards captured by each relative seat ({NOTATION})"),
         ("voids", (4, 4), "suits (♣♦♥♠) each relative seat has shown it is void in"),
+        ("spade2_holder", 4, "one-hot relative seat known to hold the unplayed ♠2 (first leader, hand 1)"),
         ("hand_points", 4, "each relative seat's score of its captured cards this hand / 100"),
         ("totals", 4, "each relative seat's total of completed hands / 1000 (multi-hand game)"),
     ]
@@ -40,8 +41,10 @@ LAYOUT = ObservationLayout(
 # unpacked with one numpy call; hand_points and totals (floats) are written afterwards.
 _OFF = {p.name: p.offset for p in LAYOUT.pieces}
 _BINARY_END = _OFF["hand_points"]
-assert _OFF["voids"] + 16 == _BINARY_END and _OFF["totals"] == _BINARY_END + 4 == LAYOUT.size - 4
+assert _OFF["voids"] + 16 == _OFF["spade2_holder"] == _BINARY_END - 4
+assert _OFF["totals"] == _BINARY_END + 4 == LAYOUT.size - 4
 _PLAYED, _CAPTURED, _VOIDS = _OFF["played"], _OFF["captured"], _OFF["voids"]
+_SPADE2_HOLDER = _OFF["spade2_holder"]
 _TRICK, _TRICK_LEADER, _LED_SUIT = _OFF["trick"], _OFF["trick_leader"], _OFF["led_suit"]
 _ROTATIONS = tuple(tuple((p + r) % NUM_PLAYERS for r in range(NUM_PLAYERS)) for p in range(NUM_PLAYERS))
 
@@ -78,6 +81,9 @@ class GongZhuEncoding(Encoding):
                 | point_masks[seat] << (_CAPTURED + 16 * r)
                 | voids[seat] << (_VOIDS + 4 * r)
             )
+        holder = rules.spade_two_holder(state)
+        if holder >= 0:
+            bits |= 1 << (_SPADE2_HOLDER + (holder - player) % NUM_PLAYERS)
         trick = state.trick
         if trick:
             lead_rel = (state.leader - player) % NUM_PLAYERS

@@ -10,7 +10,7 @@ and at the end of the hand the hearts, the pig (♠Q), the goat (♦J) and the t
 | Actions            | Discrete(52)                                         |
 | Parallel API       | No                                                   |
 | Agents             | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` |
-| Observation shape  | (564,) float32 + action_mask (52,) int8              |
+| Observation shape  | (568,) float32 + action_mask (52,) int8              |
 | Reward             | own hand points / 100 at the end of each hand        |
 
 **Actions.** Action ``i`` plays card id ``i = suit * 13 + rank`` (suits ♣ ♦ ♥ ♠, ranks 2..A).
@@ -19,8 +19,9 @@ The mask allows the cards of the suit led, or any card when void or leading; wit
 
 **Observation.** Seat-rotated (relative seat 0 = me): my hand, the current trick and who
 played what, who led and the suit led, every card each seat played this hand, the point
-cards each seat captured and its running hand score, the voids each seat has shown, and
-the totals of completed hands. No other player's hand ever appears. See ``LAYOUT`` in
+cards each seat captured and its running hand score, the voids each seat has shown, the
+seat known to hold the unplayed ♠2 (hand 1: the first leader), and the totals of completed
+hands. No other player's hand ever appears. See ``LAYOUT`` in
 :mod:`cardgames_env.envs.gongzhu.encoding` and ``docs/envs/gongzhu.md``.
 
 **Rewards.** When a hand ends, each player gets its hand points / 100 (from -6.0 to +8.0;

@@ -336,23 +336,45 @@ def winners(state: State) -> tuple[int, ...]:
     return tuple(s for s in range(NUM_PLAYERS) if state.totals[s] == best)
 
 
+def spade_two_holder(state: State) -> int:
+    """Seat every player knows to hold the unplayed ♠2, or ``-1`` when no seat is known.
+
+    Section 2: the holder of ♠2 leads the first trick of hand 1, so from the first lead on
+    every seat knows where the ♠2 is until it is played. In later hands the pig-taker leads
+    and nothing about the ♠2 is public.
+    """
+    if state.hand_number != 1:
+        return -1
+    hands = state.hands
+    for seat in range(NUM_PLAYERS):
+        if hands[seat] >> SPADE_TWO & 1:
+            return seat
+    return -1
+
+
 def resample_hidden(state: State, player: int, rng: np.random.Generator) -> State:
-    """Re-deal the cards ``player`` cannot see, keeping hand sizes and every shown void.
+    """Re-deal the cards ``player`` cannot see, keeping hand sizes and every public fact.
 
     The result carries the same information for ``player``: own hand, all played cards and
     the public history are unchanged; other hands are a random assignment consistent with
-    the voids they have shown.
+    the voids they have shown, and the unplayed ♠2 of hand 1 stays with the seat that led
+    the first trick (:func:`spade_two_holder`).
     """
     others = [s for s in range(NUM_PLAYERS) if s != player]
-    hidden = [c for s in others for c in cards_of(state.hands[s])]
     sizes = {s: state.hands[s].bit_count() for s in others}
+    fixed = {s: 0 for s in others}
+    known = spade_two_holder(state)
+    if known >= 0 and known != player:
+        fixed[known] = 1 << SPADE_TWO
+        sizes[known] -= 1
+    hidden = [c for s in others for c in cards_of(state.hands[s] & ~fixed[s])]
     for _ in range(200):
         order = [hidden[i] for i in rng.permutation(len(hidden))]
         # Most constrained cards first (fewest seats may hold them), random seat among those.
         eligible = {c: [s for s in others if not state.voids[s] >> (c // 13) & 1] for c in order}
         order.sort(key=lambda c: len(eligible[c]))
         room = dict(sizes)
-        new_hands = {s: 0 for s in others}
+        new_hands = dict(fixed)
         for card in order:
             seats = [s for s in eligible[card] if room[s] > 0]
             if not seats:
