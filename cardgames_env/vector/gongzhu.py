@@ -291,7 +291,13 @@ def _step_and_write(
     rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
     rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
 ) -> None:
-    """One slot's whole step: play, deal on as needed, write its outputs."""
+    """One slot's whole step: play, deal on as needed, write its outputs (``base.STAY``: the
+    slot sits the step out, with zero rewards and its outputs unchanged)."""
+    if action < 0:
+        rewards[i, :] = 0.0
+        done[i] = False
+        truncated[i] = False
+        return
     _step_slot(
         state, i, action, rewards, done, truncated, steps, rng_state, max_steps, game_end, game_end_upper
     )
