@@ -72,7 +72,9 @@ class GameStore:
         with self._lock:
             game = self._games.get(game_id)
         if game is None:
-            raise LookupError(f"no game with id {game_id!r} (unknown, or dropped after {self.limit} newer games)")
+            raise LookupError(
+                f"no game with id {game_id!r} (unknown, or dropped after {self.limit} newer games)"
+            )
         return game
 
 
@@ -242,7 +244,9 @@ def create_app() -> Starlette:
         Route("/api/replays", new_replay, methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes)
+    app = Starlette(routes=routes)
+    app.state.store = store  # the games, for tests and embedding
+    return app
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000) -> None:

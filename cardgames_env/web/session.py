@@ -187,7 +187,9 @@ class GameSession:
                 raise Conflict("the record has no more moves")
             rec_seat, text = self.replay_of.moves[index]
             if rec_seat != seat:
-                raise Conflict(f"the record's move {index + 1} is seat {rec_seat}'s, but seat {seat} is to move")
+                raise Conflict(
+                    f"the record's move {index + 1} is seat {rec_seat}'s, but seat {seat} is to move"
+                )
             try:
                 actions = actions_for_move(self.env, text)
             except ValueError as error:
@@ -209,7 +211,8 @@ class GameSession:
                 raise RuntimeError(f"agent {self.agent_names[seat]} chose illegal action {action}")
             actions.append(action)
             decision = encoding.apply_action(decision, action)
-            if encoding.rules_state(decision) is not start or len(actions) + self.env.num_steps >= self.env.max_steps:
+            move_done = encoding.rules_state(decision) is not start
+            if move_done or len(actions) + self.env.num_steps >= self.env.max_steps:
                 break
         self._play(seat, actions)
 
@@ -253,8 +256,11 @@ class GameSession:
             "zones": table["zones"],
             "info": table["info"],
             "log": [
-                {"seat": e["seat"], "move": views.public_move(self.game, e["before"], e["seat"], e["move"], viewer),
-                 "event": e["event"]}
+                {
+                    "seat": e["seat"],
+                    "move": views.public_move(self.game, e["before"], e["seat"], e["move"], viewer),
+                    "event": e["event"],
+                }
                 for e in self.log
             ],
             "moves": self.human_moves() if to_move is not None and to_move == self.human else [],

@@ -87,10 +87,12 @@ def jaipur_table(state: jp_rules.State, viewer: int | None) -> Json:
             herd_id = "herd" if p == viewer or viewer is None and p == state.player else f"herd{p}"
             zones.append(zone(herd_id, f"{name} herd", [_jaipur_card(jp_cards.CAMEL)] * camels, owner=p))
         else:
-            zones.append(zone(f"herd{p}", f"{name} herd", note="some camels" if camels else "no camels", owner=p))
+            herd_note = "some camels" if camels else "no camels"
+            zones.append(zone(f"herd{p}", f"{name} herd", note=herd_note, owner=p))
     info = [
         ["Goods tokens (top first)", "  ".join(
-            f"{jp_cards.NAMES[g]} {' '.join(map(str, stack)) or '-'}" for g, stack in enumerate(state.goods_stacks)
+            f"{jp_cards.NAMES[g]} {' '.join(map(str, stack)) or '-'}"
+            for g, stack in enumerate(state.goods_stacks)
         )],
         ["Bonus tokens left", "  ".join(
             f"{label} ×{len(pile)}" for label, pile in zip(jp_cards.BONUS_LABELS, state.bonus_piles)
@@ -119,10 +121,11 @@ def jaipur_selection(move: Any) -> Json:
 
 def jaipur_scores(state: jp_rules.State) -> Json:
     """Each round's rupees, camel token and seal, then the seals."""
-    rows = []
+    rows: list[list[Any]] = []
     for i, result in enumerate(state.history, start=1):
         rows.append([f"Round {i} rupees", *result.rupees])
-        rows.append([f"Round {i} camel token (+5)", *("yes" if result.camel_token == p else "" for p in range(2))])
+        rows.append([f"Round {i} camel token (+5)",
+                     *("yes" if result.camel_token == p else "" for p in range(2))])
         rows.append([f"Round {i} seal", *("seal" if result.seal == p else "" for p in range(2))])
     rows.append(["Seals of excellence", *state.seals])
     return {"rows": rows}
@@ -148,7 +151,8 @@ def red7_table(state: r7_rules.State, viewer: int | None) -> Json:
             zones.append(zone(f"palette{p}", f"{name} palette", note="out of the round", owner=p))
             continue
         score = f"score {state.scores[p]}" if state.config.advanced else ""
-        zones.append(zone(f"palette{p}", f"{name} palette", _red7_cards(state.palettes[p]), note=score, owner=p))
+        zones.append(zone(f"palette{p}", f"{name} palette", _red7_cards(state.palettes[p]),
+                          note=score, owner=p))
         hand = state.hands[p]
         shown = _sees(p, viewer)
         hand_id = "hand" if p == viewer or viewer is None and p == mover else f"hand{p}"
@@ -174,7 +178,8 @@ def red7_selection(move: Any, state: r7_rules.State) -> Json:
 
 def red7_scores(state: r7_rules.State) -> Json:
     """Who won; the advanced game's scores."""
-    rows = [["Round winner", *("winner" if state.winner == p else "" for p in range(state.num_players))]]
+    winner = ["winner" if state.winner == p else "" for p in range(state.num_players)]
+    rows: list[list[Any]] = [["Round winner", *winner]]
     if state.config.advanced:
         rows.append(["Score", *state.scores])
     return {"rows": rows}
@@ -200,7 +205,9 @@ def haggis_table(state: hs_rules.State, viewer: int | None) -> Json:
     plays = "  ".join(
         f"P{seat}: {hs_combos.reading_str(reading)}" for seat, _, reading in state.trick
     )
-    trick_cards = [c for _, cards, _ in state.trick for c in _haggis_cards(cards)]
+    trick_cards = [  # "group": which play of the trick a card belongs to
+        {**c, "group": i} for i, (_, cards, _) in enumerate(state.trick) for c in _haggis_cards(cards)
+    ]
     zones = [zone("trick", "Trick", trick_cards, note=plays or "empty: the player to move leads")]
     mover = hs_rules.current_player(state)
     for p in range(2):
@@ -315,7 +322,8 @@ def haggle_table(state: hg_rules.State, viewer: int | None) -> Json:
             zones.append(zone(f"hand{p}", f"{name} hand", hidden=sum(state.hands[p]),
                               note=f"rule cards seen: {known}", owner=p))
     stage = hg_rules.Stage(state.stage)
-    info = [["Trading round", f"{min(state.round + 1, state.config.trading_rounds)}/{state.config.trading_rounds}"],
+    rounds = state.config.trading_rounds
+    info = [["Trading round", f"{min(state.round + 1, rounds)}/{rounds}"],
             ["Stage", stage.name.lower()], ["Trades accepted", str(sum(state.trades))]]
     if state.target >= 0:
         sees_offer = viewer is None or viewer == state.proposer or (
@@ -323,7 +331,8 @@ def haggle_table(state: hg_rules.State, viewer: int | None) -> Json:
         )
         offer = f"P{state.proposer} → P{state.target}"
         if sees_offer:
-            offer += f": gives {hg_cards.hand_str(state.give) or '-'}, asks {hg_cards.hand_str(state.ask) or '-'}"
+            gives, asks = hg_cards.hand_str(state.give) or "-", hg_cards.hand_str(state.ask) or "-"
+            offer += f": gives {gives}, asks {asks}"
             if stage == hg_rules.Stage.RESPOND:
                 shown = "a rule card" if state.show >= 0 else "no rule card"
                 if state.show >= 0 and (viewer is None or viewer == state.proposer):
@@ -336,7 +345,7 @@ def haggle_table(state: hg_rules.State, viewer: int | None) -> Json:
 def haggle_scores(state: hg_rules.State) -> Json:
     """Hands handed in, what was scored after the 13-card cap, each rule pair, the scores."""
     n = state.num_players
-    rows = [["Handed in", *(hg_cards.hand_str(h) or "-" for h in state.handed_in())]]
+    rows: list[list[Any]] = [["Handed in", *(hg_cards.hand_str(h) or "-" for h in state.handed_in())]]
     if state.kept is not None:
         rows.append(["Scored (13-card cap)", *(hg_cards.hand_str(h) or "-" for h in state.kept)])
     rows.append(["Rule cards", *(" ".join(hg_cards.rule_str(r) for r in state.rules[p]) for p in range(n))])

@@ -3,6 +3,7 @@
 
 const cg = {
   meta: null, id: null, view: null, selection: [], playing: false, timer: null, viewer: "all",
+  pending: 0,  // requests in flight
 };
 window.cardgames = cg;  // for tests and the curious
 
@@ -25,11 +26,17 @@ async function api(method, path, body) {
     init.body = JSON.stringify(body);
     init.headers["Content-Type"] = "application/json";
   }
-  const response = await fetch(path, init);
-  let data = null;
-  try { data = await response.json(); } catch (e) { data = { error: `HTTP ${response.status}` }; }
-  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
-  return data;
+  cg.pending += 1;
+  try {
+    const response = await fetch(path, init);
+    let data = null;
+    try { data = await response.json(); } catch (e) { data = { error: `HTTP ${response.status}` }; }
+    if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+    return data;
+  } finally {
+    // callers render the answer in the same task, before anything reads pending === 0
+    setTimeout(() => { cg.pending -= 1; }, 0);
+  }
 }
 
 function showError(message) { $("error").textContent = message || ""; if (message) $("game-error")?.remove(); }
@@ -52,11 +59,25 @@ function buildSetup() {
         placeholder: option.default === null ? "none" : "" });
     }
     input.dataset.option = option.name;
+    if (option.name === "num_players") input.addEventListener("change", buildSeats);
     variants.append(el("label", {}, `${option.name} `, input));
   }
+  buildSeats();
+}
+
+function seatCount() {
+  const players = $("variants").querySelector("input[data-option='num_players']");
+  const n = players ? Number(players.value) : NaN;
+  return Number.isInteger(n) && n >= 2 && n <= 8 ? n : envMeta().players;
+}
+
+function buildSeats() {
   const seats = $("seats");
+  const count = seatCount();
+  if (seats.dataset.env === envMeta().env && seats.children.length === count) return;  // keep the choices
+  seats.dataset.env = envMeta().env;
   seats.replaceChildren();
-  for (let seat = 0; seat < env.players; seat++) {
+  for (let seat = 0; seat < count; seat++) {
     const select = el("select", { id: `agent-${seat}` });
     for (const kind of cg.meta.agents) select.append(el("option", { value: kind }, kind));
     select.append(el("option", { value: "other" }, "other (model path, agent name…)"));
@@ -86,7 +107,7 @@ async function startGame() {
   showError("");
   const env = envMeta();
   const agents = [];
-  for (let seat = 0; seat < env.players; seat++) {
+  for (let seat = 0; seat < seatCount(); seat++) {
     const kind = $(`agent-${seat}`).value;
     agents.push(kind === "other" ? $(`agent-other-${seat}`).value.trim() : kind);
   }
@@ -172,7 +193,11 @@ function renderTable(view) {
   table.replaceChildren();
   for (const zone of view.zones) {
     const cards = el("div", { class: "cards" });
-    zone.cards.forEach((card, i) => cards.append(cardNode(card, zone.id, i)));
+    zone.cards.forEach((card, i) => {
+      const node = cardNode(card, zone.id, i);
+      if (i > 0 && card.group !== undefined && card.group !== zone.cards[i - 1].group) node.classList.add("gap");
+      cards.append(node);
+    });
     for (let i = 0; i < zone.hidden; i++) cards.append(el("div", { class: "card back", title: "hidden card" }));
     if (!zone.cards.length && !zone.hidden) cards.append(el("span", { class: "zone-note" }, "—"));
     const row = el("div", { class: "zone", "data-zone": zone.id },
