@@ -250,9 +250,19 @@ def create_app() -> Starlette:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
-    """Run the app with uvicorn until interrupted (binds to localhost unless told otherwise)."""
+    """Run the app with uvicorn until interrupted (binds to localhost unless told otherwise).
+
+    Raises:
+        OSError: when the address cannot be bound (port in use, unknown host), before serving.
+    """
+    import socket
+
     import uvicorn
 
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:  # a clear error instead of uvicorn's exit
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
     print(f"cardgames: serving on http://{host}:{port}/ (Ctrl-C stops)")
     uvicorn.run(create_app(), host=host, port=port, log_level="warning")
 

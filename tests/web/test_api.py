@@ -296,3 +296,17 @@ def test_serve_binds_to_localhost_by_default():
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1" and args.port == 8000
     assert inspect.signature(serve).parameters["host"].default == "127.0.0.1"
+
+
+def test_serve_errors_are_one_line_and_exit_2(capsys):
+    import socket
+
+    from cardgames_env.cli import main
+
+    assert main(["serve", "--port", "0"]) == 2
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        assert main(["serve", "--port", str(busy.getsockname()[1])]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and "--port" in err[0] and "cannot serve" in err[1]
