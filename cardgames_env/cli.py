@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .agents.base import AGENT_KINDS
 from .registry import ALL_ENVS, load
 
 
@@ -380,7 +381,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_play.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
     p_play.add_argument(
         "--agents", default="heuristic",
-        help="comma-separated seat agents: random, heuristic, human or a model path (one name = every seat)",
+        help=f"comma-separated seat agents: {', '.join(AGENT_KINDS)}, human or a model path "
+        "(one name = every seat)",
     )
     p_play.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
     _option_argument(p_play)

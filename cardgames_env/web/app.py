@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -190,17 +191,27 @@ def create_app() -> Starlette:
         if not isinstance(move, str):
             raise BadRequest("'move' must be the move's notation, e.g. \"take leather\"")
         seat = data.get("seat")
-        with game.lock:
-            game.move(move, None if seat is None else _int(seat, "seat"))
+        seat = None if seat is None else _int(seat, "seat")
+
+        def play() -> None:
+            with game.lock:
+                game.move(move, seat)
+
+        await run_in_threadpool(play)
         return answer(game, game_id)
 
     @_handle
     async def post_step(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         game = store.get(game_id)
-        with game.lock:
-            game.step()
-        return answer(game, game_id, viewer_of(request))
+        viewer = viewer_of(request)
+
+        def step() -> None:  # an agent may think for a while: off the event loop
+            with game.lock:
+                game.step()
+
+        await run_in_threadpool(step)
+        return answer(game, game_id, viewer)
 
     @_handle
     async def get_record(request: Request) -> Response:

@@ -310,3 +310,26 @@ def test_serve_errors_are_one_line_and_exit_2(capsys):
         assert main(["serve", "--port", str(busy.getsockname()[1])]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "--port" in err[0] and "cannot serve" in err[1]
+
+
+def test_jaipur_substep_exchanges_are_whole_moves_for_the_human(client):
+    """With exchanges built in sub-steps, the page still sends whole exchanges, checked and played."""
+    game_id, view = new_game(client, "jaipur_v0", ["human", "random"], seed=5,
+                             options={"exchange_encoding": "substeps", "rounds": 1})
+    rng = np.random.default_rng(3)
+    exchanges = 0
+    while not view["over"]:
+        if view["to_move"] == 0:
+            offered = [m for m in view["moves"] if m["text"].startswith("exchange")] or view["moves"]
+            move = offered[int(rng.integers(len(offered)))]["text"]
+            exchanges += move.startswith("exchange")
+            r = client.post(f"/api/games/{game_id}/move", json={"move": move})
+            assert r.status_code == 200, r.text
+            assert any(e["seat"] == 0 and e["move"] == move for e in r.json()["view"]["log"])
+        else:
+            r = client.post(f"/api/games/{game_id}/step")
+        view = r.json()["view"]
+    assert exchanges > 3
+    record = client.get(f"/api/games/{game_id}/record").json()
+    assert not any("exchange:" in m for _, m in record["moves"])  # no sub-step entries
+    replay_record(GameRecord.from_dict(record))
