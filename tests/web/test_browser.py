@@ -230,3 +230,30 @@ def test_other_games_open_at_the_human_turn(server, page, tmp_path, env, agents,
         assert any(e["seat"] == 0 and e["move"] == move["text"] for e in log)
         wait_for_my_turn(page)
     screenshot(page, env.removesuffix("_v0"), tmp_path)
+
+
+def test_watch_with_play_then_replay_the_record(server, page, tmp_path):
+    """Play/Pause runs an agent game to its end; its record opens as a replay that steps."""
+    base, _ = server
+    start(page, base, "red7_v0", ["random", "random"], seed=5)
+    assert "Spectator view" in page.inner_text("#mode")
+    page.click("#step")
+    page.wait_for_function("() => window.cardgames.view.log.length === 1")
+    page.select_option("#viewer", "1")  # as seat 1 sees it: seat 0's hand face down
+    page.wait_for_function("() => window.cardgames.view.viewer === 1")
+    assert page.locator("#table .zone[data-zone='hand0'] .card.back").count() > 0
+    page.click("#play")
+    page.wait_for_function("() => window.cardgames.view.over")
+    record = page.evaluate("fetch('/api/games/' + window.cardgames.id + '/record').then(r => r.text())")
+    path = tmp_path / "red7.jsonl"
+    path.write_text(record + "\n", encoding="utf-8")
+    page.set_input_files("#record-file", str(path))
+    page.click("#replay")
+    page.wait_for_function("() => window.cardgames.view.replay && window.cardgames.view.replay.index === 0")
+    total = page.evaluate("window.cardgames.view.replay.total")
+    page.click("#step")
+    page.wait_for_function("() => window.cardgames.view.replay.index === 1")
+    page.click("#play")
+    page.wait_for_function("() => window.cardgames.view.over")
+    assert page.evaluate("window.cardgames.view.replay.index") == total
+    assert page.locator("#score-table").is_visible()
