@@ -217,7 +217,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         records = read_records(args.file)
         if args.game is not None:
             if not 1 <= args.game <= len(records):
-                raise UsageError(f"--game must be 1..{len(records)} ({args.file} holds {len(records)} games)")
+                n = len(records)
+                raise UsageError(f"--game must be 1..{n} ({args.file} holds {n} game{'s' * (n != 1)})")
             records = [records[args.game - 1]]
         for record in records:
             env = record_env(record)

@@ -103,9 +103,12 @@ def jaipur_table(state: jp_rules.State, viewer: int | None) -> Json:
 
 
 def jaipur_selection(move: Any) -> Json:
-    """Cards a Jaipur move uses: market goods taken, hand goods sold or given, herd camels given."""
+    """Cards a Jaipur move uses: market goods taken (a market camel for taking the camels), hand
+    goods sold or given, herd camels given."""
     if isinstance(move, jp_rules.TakeOne):
         return {"market": [jp_cards.NAMES[move.good]]}
+    if isinstance(move, jp_rules.TakeCamels):  # all the camels go; clicking one of them says so
+        return {"market": ["camel"]}
     if isinstance(move, jp_rules.Sell):
         return {"hand": [jp_cards.NAMES[move.good]] * move.count}
     if isinstance(move, jp_rules.Exchange):
