@@ -177,6 +177,7 @@ def test_full_jaipur_game_by_clicking(server, page, tmp_path):
     assert session.over and exchanges > 0 and turns > 10
     assert "Seals of excellence" in page.inner_text("#score-table")
     assert page.locator("#record-link").is_visible()
+    screenshot(page, "jaipur_end", tmp_path)
 
 
 def test_gongzhu_hand_by_clicking_without_hidden_cards(server, page, tmp_path):
