@@ -6,6 +6,9 @@ Examples::
     cardgames play gongzhu_v0 --agents heuristic,random,random,random --seed 1
     cardgames play gongzhu_v0 --agents human,heuristic,heuristic,heuristic
     cardgames play gongzhu_v0 --option game_end=-1000 --quiet
+    cardgames play jaipur_v0 --agents heuristic,random --record games.jsonl
+    cardgames replay games.jsonl --game 1
+    cardgames serve --port 8000
     cardgames train gongzhu_v0 --timesteps 300000 --opponents selfplay --out runs/gongzhu
     cardgames eval gongzhu_v0 --agent runs/gongzhu --vs heuristic --games 400
     cardgames league gongzhu_v0 --agents random,heuristic,runs/gongzhu --out runs/league
@@ -18,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .agents.base import AGENT_KINDS
 from .registry import ALL_ENVS, load
 
 
@@ -157,11 +161,18 @@ def build_agents(env: Any, spec: str, seed: int) -> list[Any]:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    """Play (or watch) one episode with the given agents."""
+    """Play (or watch) one episode with the given agents (and append its record with ``--record``)."""
     env = make_env(args.env, args.option)
     agents = build_agents(env, args.agents, args.seed)
     humans = [a.seat for a in agents if isinstance(a, HumanAgent)]
     viewer = humans[0] if len(humans) == 1 else None
+    recorder = None
+    if args.record is not None:
+        from .records import Recorder
+
+        names = [s.strip() for s in args.agents.split(",") if s.strip()]
+        names = names * len(env.possible_agents) if len(names) == 1 else names
+        recorder = Recorder(args.env, dict(parse_option(o) for o in args.option), args.seed, names)
     env.reset(seed=args.seed)
     if not args.quiet and not humans:
         print(env.encoding.render(env._decision, viewer))
@@ -174,7 +185,10 @@ def cmd_play(args: argparse.Namespace) -> int:
         action = agents[seat].act(obs["observation"], obs["action_mask"])
         move = env.action_to_string(action)
         before = env.game_state()
-        env.step(action)
+        if recorder is not None:
+            recorder.step(env, action)
+        else:
+            env.step(action)
         if not args.quiet:
             print(f"{agent}: {move}")
             event = env.encoding.describe_transition(before, env.game_state())
@@ -183,6 +197,67 @@ def cmd_play(args: argparse.Namespace) -> int:
     print(env.encoding.render(env._decision, viewer))
     points = env.rules.points(env.game_state())
     print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)))
+    if recorder is not None:
+        from .records import append_record
+
+        try:
+            append_record(args.record, recorder.record)
+        except OSError as error:
+            raise UsageError(f"cannot write the record to {args.record}: {error.strerror or error}") from None
+        print(f"record appended to {args.record}")
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Replay the games of a record file in the terminal, checking that they replay exactly."""
+    from .records import RecordError, read_records, replay
+    from .records import make_env as record_env
+
+    try:
+        records = read_records(args.file)
+        if args.game is not None:
+            if not 1 <= args.game <= len(records):
+                n = len(records)
+                raise UsageError(f"--game must be 1..{n} ({args.file} holds {n} game{'s' * (n != 1)})")
+            records = [records[args.game - 1]]
+        for record in records:
+            env = record_env(record)
+            viewer = args.viewer
+            if viewer is not None and not 0 <= viewer < len(env.possible_agents):
+                raise UsageError(f"--viewer must be a seat 0..{len(env.possible_agents) - 1}")
+            agents = f" ({', '.join(record.agents)})" if record.agents else ""
+            print(f"== {record.env} seed {record.seed}{agents}, {len(record.moves)} moves")
+            if not args.quiet:
+                print(env.encoding.render(env._decision, viewer))
+            for step in replay(record, env):
+                if not args.quiet:
+                    print(f"player_{step.seat}: {step.move}")
+                    event = env.encoding.describe_transition(step.before, step.after)
+                    if event:
+                        print(event)
+            print(env.encoding.render(env._decision, viewer))
+            points = env.rules.points(env.game_state())
+            status = "" if record.finished else "  (the record stops before the end)"
+            print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)) + status)
+    except RecordError as error:
+        raise UsageError(str(error)) from None
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the browser app (play, watch, replay) until interrupted."""
+    if not 0 < args.port < 65536:
+        raise UsageError(f"--port must be 1..65535, got {args.port}")
+    try:
+        from .web.app import serve
+    except ImportError as error:
+        raise UsageError(
+            f"the web app needs the 'web' extra (pip install cardgames-env[web]): {error}"
+        ) from None
+    try:
+        serve(host=args.host, port=args.port)
+    except OSError as error:
+        raise UsageError(f"cannot serve on {args.host}:{args.port}: {error.strerror or error}") from None
     return 0
 
 
@@ -307,12 +382,27 @@ def build_parser() -> argparse.ArgumentParser:
     p_play.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
     p_play.add_argument(
         "--agents", default="heuristic",
-        help="comma-separated seat agents: random, heuristic, human or a model path (one name = every seat)",
+        help=f"comma-separated seat agents: {', '.join(AGENT_KINDS)}, human or a model path "
+        "(one name = every seat)",
     )
     p_play.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
     _option_argument(p_play)
     p_play.add_argument("--quiet", action="store_true", help="print only the final position")
+    p_play.add_argument("--record", default=None, metavar="FILE",
+                        help="append the game's record (JSON Lines) to FILE")
     p_play.set_defaults(func=cmd_play)
+
+    p_replay = sub.add_parser("replay", help="replay recorded games (JSON Lines) in the terminal")
+    p_replay.add_argument("file", help="a record file written by play --record or the web app")
+    p_replay.add_argument("--game", type=int, default=None, help="replay only game N (1-based) of the file")
+    p_replay.add_argument("--viewer", type=int, default=None, help="show the game as this seat sees it")
+    p_replay.add_argument("--quiet", action="store_true", help="print only each game's final position")
+    p_replay.set_defaults(func=cmd_replay)
+
+    p_serve = sub.add_parser("serve", help="the browser app: play, watch and replay games")
+    p_serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: localhost only)")
+    p_serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p_serve.set_defaults(func=cmd_serve)
 
     p_train = sub.add_parser("train", help="train a MaskablePPO agent for one seat (defaults per game)")
     p_train.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")

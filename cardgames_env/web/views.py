@@ -1,0 +1,413 @@
+"""What a seat may see, as JSON: the table of each game, the moves as card selections, the scores.
+
+Every function here takes a rules ``State`` and a ``viewer`` (a seat, or ``None`` for the
+spectator view that shows every card) and returns plain JSON data. A seat's view holds only
+what the rules let that seat know: its own hand, the public piles, counts of the others'
+hidden cards. The test suite checks this by re-dealing the viewer's unknown cards with the
+rules' ``resample_hidden`` and asserting that the view does not change.
+
+A *zone* is one row of the table: ``{"id", "label", "cards", "hidden", "note"}`` where
+``cards`` are ``{"code", "label", "kind"}`` (``code`` is the card's name in the game's
+notation, ``kind`` picks its colour) and ``hidden`` counts face-down cards. A move's
+*selection* (``sel``) maps zone ids to the cards of those zones that the move uses (with
+repeats for Jaipur's identical goods), so the page can build a move by clicking cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from cardgames_env.core.cards import cards_of, french_card_str
+from cardgames_env.envs.gongzhu import cards as gz_cards
+from cardgames_env.envs.gongzhu import rules as gz_rules
+from cardgames_env.envs.gongzhu import scoring as gz_scoring
+from cardgames_env.envs.haggis import cards as hs_cards
+from cardgames_env.envs.haggis import combos as hs_combos
+from cardgames_env.envs.haggis import rules as hs_rules
+from cardgames_env.envs.haggle import cards as hg_cards
+from cardgames_env.envs.haggle import rules as hg_rules
+from cardgames_env.envs.jaipur import cards as jp_cards
+from cardgames_env.envs.jaipur import rules as jp_rules
+from cardgames_env.envs.red7 import cards as r7_cards
+from cardgames_env.envs.red7 import rules as r7_rules
+
+Json = dict[str, Any]
+
+
+def card(code: str, label: str, kind: str) -> Json:
+    """One card face: its notation ``code``, the ``label`` printed on it, its colour ``kind``."""
+    return {"code": code, "label": label, "kind": kind}
+
+
+def zone(
+    zone_id: str, label: str, cards: Sequence[Json] = (), hidden: int = 0, note: str = "",
+    owner: int | None = None,
+) -> Json:
+    """One row of the table (see the module docstring)."""
+    return {"id": zone_id, "label": label, "cards": list(cards), "hidden": hidden, "note": note,
+            "owner": owner}
+
+
+def seat_name(seat: int, viewer: int | None) -> str:
+    """``"P1"``, or ``"P1 (you)"`` for the viewer."""
+    return f"P{seat} (you)" if seat == viewer else f"P{seat}"
+
+
+def _sees(seat: int, viewer: int | None) -> bool:
+    return viewer is None or viewer == seat
+
+
+# -- Jaipur ---------------------------------------------------------------------------------
+def _jaipur_card(kind: int) -> Json:
+    return card(jp_cards.NAMES[kind], jp_cards.NAMES[kind], jp_cards.NAMES[kind])
+
+
+def _jaipur_cards(counts: Sequence[int]) -> list[Json]:
+    return [_jaipur_card(k) for k, n in enumerate(counts) for _ in range(n)]
+
+
+def jaipur_table(state: jp_rules.State, viewer: int | None) -> Json:
+    """Market, each player's hand and herd, the token stacks, bonus piles, seals."""
+    zones = [zone("market", "Market", _jaipur_cards(state.market),
+                  note=f"deck {len(state.deck)} · discard {sum(state.discard)}")]
+    for p in range(2):
+        name = seat_name(p, viewer)
+        shown = _sees(p, viewer)
+        hand = state.hands[p]
+        goods = sum(v for stack in state.goods_tokens[p] for v in stack)
+        bonus = [v for pile in state.bonus_tokens[p] for v in pile]
+        bonus_note = f"bonus {'+'.join(map(str, bonus))}" if shown and bonus else f"{len(bonus)} bonus tokens"
+        note = f"goods tokens {goods} · {bonus_note} · seals {state.seals[p]}"
+        zones.append(zone("hand" if p == viewer or viewer is None and p == state.player else f"hand{p}",
+                          f"{name} hand", _jaipur_cards(hand) if shown else [], 0 if shown else sum(hand),
+                          note, owner=p))
+        camels = state.herds[p][jp_cards.CAMEL]
+        if shown or not state.config.hidden_herd:
+            herd_id = "herd" if p == viewer or viewer is None and p == state.player else f"herd{p}"
+            zones.append(zone(herd_id, f"{name} herd", [_jaipur_card(jp_cards.CAMEL)] * camels, owner=p))
+        else:
+            herd_note = "some camels" if camels else "no camels"
+            zones.append(zone(f"herd{p}", f"{name} herd", note=herd_note, owner=p))
+    info = [
+        ["Goods tokens (top first)", "  ".join(
+            f"{jp_cards.NAMES[g]} {' '.join(map(str, stack)) or '-'}"
+            for g, stack in enumerate(state.goods_stacks)
+        )],
+        ["Bonus tokens left", "  ".join(
+            f"{label} ×{len(pile)}" for label, pile in zip(jp_cards.BONUS_LABELS, state.bonus_piles)
+        )],
+        ["Round", f"{state.round} (seals P0 {state.seals[0]} · P1 {state.seals[1]})"],
+    ]
+    return {"zones": zones, "info": info}
+
+
+def jaipur_selection(move: Any) -> Json:
+    """Cards a Jaipur move uses: market goods taken (a market camel for taking the camels), hand
+    goods sold or given, herd camels given."""
+    if isinstance(move, jp_rules.TakeOne):
+        return {"market": [jp_cards.NAMES[move.good]]}
+    if isinstance(move, jp_rules.TakeCamels):  # all the camels go; clicking one of them says so
+        return {"market": ["camel"]}
+    if isinstance(move, jp_rules.Sell):
+        return {"hand": [jp_cards.NAMES[move.good]] * move.count}
+    if isinstance(move, jp_rules.Exchange):
+        give = list(move.give)
+        camels = give.pop()
+        sel: Json = {"market": [jp_cards.NAMES[g] for g, n in enumerate(move.take) for _ in range(n)],
+                     "hand": [jp_cards.NAMES[g] for g, n in enumerate(give) for _ in range(n)]}
+        if camels:
+            sel["herd"] = ["camel"] * camels
+        return sel
+    return {}
+
+
+def jaipur_scores(state: jp_rules.State) -> Json:
+    """Each round's rupees, camel token and seal, then the seals."""
+    rows: list[list[Any]] = []
+    for i, result in enumerate(state.history, start=1):
+        rows.append([f"Round {i} rupees", *result.rupees])
+        rows.append([f"Round {i} camel token (+5)",
+                     *("yes" if result.camel_token == p else "" for p in range(2))])
+        rows.append([f"Round {i} seal", *("seal" if result.seal == p else "" for p in range(2))])
+    rows.append(["Seals of excellence", *state.seals])
+    return {"rows": rows}
+
+
+# -- Red7 -----------------------------------------------------------------------------------
+def _red7_cards(mask: int) -> list[Json]:
+    out = []
+    for c in sorted(cards_of(mask), reverse=True):
+        text = r7_cards.card_str(c)
+        out.append(card(text, text[1], text[0]))
+    return out
+
+
+def red7_table(state: r7_rules.State, viewer: int | None) -> Json:
+    """Canvas (the rule), each palette, the viewer's hand, counts of the other hands."""
+    zones = [zone("canvas", "Canvas", _red7_cards(state.canvas),
+                  note=f"rule: {r7_rules.describe_rule(state.rule)} · deck {len(state.deck)}")]
+    mover = r7_rules.current_player(state)
+    for p in range(state.num_players):
+        name = seat_name(p, viewer)
+        if not state.active >> p & 1:
+            zones.append(zone(f"palette{p}", f"{name} palette", note="out of the round", owner=p))
+            continue
+        score = f"score {state.scores[p]}" if state.config.advanced else ""
+        zones.append(zone(f"palette{p}", f"{name} palette", _red7_cards(state.palettes[p]),
+                          note=score, owner=p))
+        hand = state.hands[p]
+        shown = _sees(p, viewer)
+        hand_id = "hand" if p == viewer or viewer is None and p == mover else f"hand{p}"
+        zones.append(zone(hand_id, f"{name} hand", _red7_cards(hand) if shown else [],
+                          0 if shown else hand.bit_count(), owner=p))
+    winner = r7_rules.winning_seat(state)
+    info = [["Winning now", "-" if winner is None else f"P{winner}"], ["Round", str(state.round_number)]]
+    return {"zones": zones, "info": info}
+
+
+def red7_selection(move: Any, state: r7_rules.State) -> Json:
+    """Hand cards a Red7 move plays or discards; palette cards taken or moved by an effect."""
+    text = r7_cards.card_str
+    if isinstance(move, (r7_rules.Play, r7_rules.Discard)):
+        return {"hand": [text(move.card)]}
+    if isinstance(move, r7_rules.PlayDiscard):
+        return {"hand": [text(move.play), text(move.discard)]}
+    if isinstance(move, (r7_rules.Take, r7_rules.SevenCanvas, r7_rules.SevenDeck)):
+        owner = next(p for p in range(state.num_players) if state.palettes[p] >> move.card & 1)
+        return {f"palette{owner}": [text(move.card)]}
+    return {}
+
+
+def red7_scores(state: r7_rules.State) -> Json:
+    """Who won; the advanced game's scores."""
+    winner = ["winner" if state.winner == p else "" for p in range(state.num_players)]
+    rows: list[list[Any]] = [["Round winner", *winner]]
+    if state.config.advanced:
+        rows.append(["Score", *state.scores])
+    return {"rows": rows}
+
+
+# -- Haggis ---------------------------------------------------------------------------------
+_SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def _haggis_card(c: int) -> Json:
+    text = hs_cards.card_str(c)
+    if c in hs_cards.FACE_NAMES:
+        return card(text, text, "face")
+    return card(text, text[:-1] + _SUIT_SYMBOL[text[-1]], text[-1])
+
+
+def _haggis_cards(mask: int) -> list[Json]:
+    return [_haggis_card(c) for c in hs_cards.ids_of(mask)]
+
+
+def haggis_table(state: hs_rules.State, viewer: int | None) -> Json:
+    """The trick (every play in it), the viewer's hand, the opponent's count and unplayed faces."""
+    plays = "  ".join(
+        f"P{seat}: {hs_combos.reading_str(reading)}" for seat, _, reading in state.trick
+    )
+    trick_cards = [  # "group": which play of the trick a card belongs to
+        {**c, "group": i} for i, (_, cards, _) in enumerate(state.trick) for c in _haggis_cards(cards)
+    ]
+    zones = [zone("trick", "Trick", trick_cards, note=plays or "empty: the player to move leads")]
+    mover = hs_rules.current_player(state)
+    for p in range(2):
+        name = seat_name(p, viewer)
+        hand = state.hands[p]
+        if _sees(p, viewer):
+            hand_id = "hand" if p == viewer or viewer is None and p == mover else f"hand{p}"
+            zones.append(zone(hand_id, f"{name} hand", _haggis_cards(hand), owner=p))
+        else:
+            faces = hand & hs_cards.FACE_MASK  # each player's J, Q, K are public until played
+            zones.append(zone(f"hand{p}", f"{name} hand", _haggis_cards(faces),
+                              hand.bit_count() - faces.bit_count(), note="faces shown, number cards hidden",
+                              owner=p))
+    info = [
+        ["Hand", f"{state.hand_number} (target {state.config.target_score})"],
+        ["Points this hand", "  ".join(f"P{s} {v:+d}" for s, v in enumerate(state.hand_points))],
+        ["Totals", "  ".join(f"P{s} {v}" for s, v in enumerate(state.totals))],
+        ["Points in this trick", str(state.trick_points)],
+    ]
+    return {"zones": zones, "info": info}
+
+
+def haggis_selection(move: Any) -> Json:
+    """Hand cards of a Haggis play (nothing for a pass)."""
+    if isinstance(move, hs_rules.Play):
+        return {"hand": [hs_cards.card_str(c) for c in hs_cards.ids_of(move.cards)]}
+    return {}
+
+
+def haggis_scores(state: hs_rules.State) -> Json:
+    """The last hand's points and the totals."""
+    rows = []
+    if state.last_hand_points is not None:
+        rows.append(["Last hand", *state.last_hand_points])
+    rows.append(["This hand", *state.hand_points])
+    rows.append(["Totals", *state.totals])
+    return {"rows": rows}
+
+
+# -- Gong Zhu -------------------------------------------------------------------------------
+def _gongzhu_card(c: int) -> Json:
+    code = french_card_str(c)
+    return card(code, gz_cards.pretty(c), code[-1])
+
+
+def _gongzhu_cards(mask: int) -> list[Json]:
+    ordered = sorted(range(52), key=lambda c: (-(c // 13), -(c % 13)))
+    return [_gongzhu_card(c) for c in ordered if mask >> c & 1]
+
+
+def gongzhu_table(state: gz_rules.State, viewer: int | None) -> Json:
+    """The trick in play order, the viewer's hand, the captured point cards of every seat."""
+    n = gz_cards.NUM_PLAYERS
+    trick = [_gongzhu_card(c) for c in state.trick]
+    order = " ".join(f"P{(state.leader + i) % n}" for i in range(len(state.trick)))
+    zones = [zone("trick", "Trick", trick, note=f"played by {order}" if order else f"P{state.leader} leads")]
+    mover = gz_rules.current_player(state)
+    for p in range(n):
+        name = seat_name(p, viewer)
+        hand = state.hands[p]
+        if _sees(p, viewer):
+            hand_id = "hand" if p == viewer or viewer is None and p == mover else f"hand{p}"
+            zones.append(zone(hand_id, f"{name} hand", _gongzhu_cards(hand), owner=p))
+        else:
+            zones.append(zone(f"hand{p}", f"{name} hand", hidden=hand.bit_count(), owner=p))
+        captured = state.captured[p] & gz_cards.POINT_CARDS_MASK
+        zones.append(zone(f"captured{p}", f"{name} captured", _gongzhu_cards(captured),
+                          note=f"{state.hand_points[p]:+d} this hand", owner=p))
+    info = [
+        ["Hand", f"{state.hand_number}, trick {min(state.tricks_played + 1, 13)}/13"],
+        ["Totals", "  ".join(f"P{s} {t:+d}" for s, t in enumerate(state.totals))],
+    ]
+    return {"zones": zones, "info": info}
+
+
+def gongzhu_selection(move: Any) -> Json:
+    """The hand card a Gong Zhu move plays."""
+    return {"hand": [french_card_str(move.card)]}
+
+
+def gongzhu_scores(state: gz_rules.State) -> Json:
+    """Captured point cards (scorer notation) and their score, last hand, totals."""
+    rows = [
+        ["Point cards captured", *(gz_cards.notation_of(c) or "-" for c in state.captured)],
+        ["Their score", *(gz_scoring.score(gz_cards.notation_of(c)) for c in state.captured)],
+    ]
+    if state.last_hand_points is not None:
+        rows.append(["Last hand", *state.last_hand_points])
+    rows.append(["Totals", *state.totals])
+    return {"rows": rows}
+
+
+# -- Haggle ---------------------------------------------------------------------------------
+def _haggle_cards(counts: Sequence[int]) -> list[Json]:
+    return [card(letter, letter, letter) for letter, n in zip(hg_cards.COLOURS, counts) for _ in range(n)]
+
+
+def haggle_table(state: hg_rules.State, viewer: int | None) -> Json:
+    """Each hand (the viewer's only), the rule cards known, the offer when the viewer may see it."""
+    n = state.num_players
+    zones = []
+    for p in range(n):
+        name = seat_name(p, viewer)
+        if _sees(p, viewer):
+            rules_text = " ".join(hg_cards.rule_str(r) for r in state.rules[p])
+            zones.append(zone("hand" if p == viewer else f"hand{p}", f"{name} hand",
+                              _haggle_cards(state.hands[p]), note=f"rule cards {rules_text}", owner=p))
+        else:
+            assert viewer is not None
+            seen = state.shown[viewer * n + p]
+            known = " ".join(hg_cards.rule_str(r) for r in state.rules[p] if seen >> r & 1) or "?"
+            zones.append(zone(f"hand{p}", f"{name} hand", hidden=sum(state.hands[p]),
+                              note=f"rule cards seen: {known}", owner=p))
+    stage = hg_rules.Stage(state.stage)
+    rounds = state.config.trading_rounds
+    info = [["Trading round", f"{min(state.round + 1, rounds)}/{rounds}"],
+            ["Stage", stage.name.lower()], ["Trades accepted", str(sum(state.trades))]]
+    if state.target >= 0:
+        sees_offer = viewer is None or viewer == state.proposer or (
+            viewer == state.target and stage == hg_rules.Stage.RESPOND
+        )
+        offer = f"P{state.proposer} → P{state.target}"
+        if sees_offer:
+            gives, asks = hg_cards.hand_str(state.give) or "-", hg_cards.hand_str(state.ask) or "-"
+            offer += f": gives {gives}, asks {asks}"
+            if stage == hg_rules.Stage.RESPOND:
+                shown = "a rule card" if state.show >= 0 else "no rule card"
+                if state.show >= 0 and (viewer is None or viewer == state.proposer):
+                    shown = hg_cards.rule_str(state.show)
+                offer += f"; shows {shown}; asks to see one: {'yes' if state.request else 'no'}"
+        info.append(["Offer", offer])
+    return {"zones": zones, "info": info}
+
+
+def haggle_scores(state: hg_rules.State) -> Json:
+    """Hands handed in, what was scored after the 13-card cap, each rule pair, the scores."""
+    n = state.num_players
+    rows: list[list[Any]] = [["Handed in", *(hg_cards.hand_str(h) or "-" for h in state.handed_in())]]
+    if state.kept is not None:
+        rows.append(["Scored (13-card cap)", *(hg_cards.hand_str(h) or "-" for h in state.kept)])
+    rows.append(["Rule cards", *(" ".join(hg_cards.rule_str(r) for r in state.rules[p]) for p in range(n))])
+    if state.scores is not None:
+        rows.append(["Score", *("ELIMINATED" if s is None else s for s in state.scores)])
+    return {"rows": rows}
+
+
+def haggle_public_move(before: hg_rules.State, seat: int, text: str, viewer: int | None) -> str:
+    """The part of a Haggle move ``viewer`` may see: offer contents only between the two parties."""
+    if viewer is None or seat == viewer:
+        return text
+    word = text.split()[0]
+    if word in ("pass", "offer", "reject", "submit"):
+        return text  # who offers to whom, refusals and hand-ins are public
+    if word == "accept":
+        return text if viewer == before.proposer else "accept"
+    return f"{word} …"  # give / ask / terms: seen by the target only once the offer is complete
+
+
+# -- dispatch -------------------------------------------------------------------------------
+TABLES: dict[str, Callable[[Any, int | None], Json]] = {
+    "jaipur": jaipur_table, "red7": red7_table, "haggis": haggis_table,
+    "gongzhu": gongzhu_table, "haggle": haggle_table,
+}
+SCORES: dict[str, Callable[[Any], Json]] = {
+    "jaipur": jaipur_scores, "red7": red7_scores, "haggis": haggis_scores,
+    "gongzhu": gongzhu_scores, "haggle": haggle_scores,
+}
+
+
+def table(game: str, state: Any, viewer: int | None) -> Json:
+    """The zones and info lines of ``state`` as ``viewer`` sees it."""
+    return TABLES[game](state, viewer)
+
+
+def selection(game: str, move: Any, state: Any) -> Json:
+    """Cards (by zone) that ``move`` uses, for building it by clicking (empty: a button only)."""
+    if game == "jaipur":
+        return jaipur_selection(move)
+    if game == "red7":
+        return red7_selection(move, state)
+    if game == "haggis":
+        return haggis_selection(move)
+    if game == "gongzhu":
+        return gongzhu_selection(move)
+    return {}
+
+
+def scores(game: str, state: Any) -> Json:
+    """The score breakdown of a finished game (rows of ``[label, value per seat...]``)."""
+    return SCORES[game](state)
+
+
+def public_move(game: str, before: Any, seat: int, text: str, viewer: int | None) -> str:
+    """The notation of a move as ``viewer`` may read it (only Haggle offers are private)."""
+    if game == "haggle":
+        return haggle_public_move(before, seat, text, viewer)
+    return text
+
+
+__all__ = ["Json", "card", "public_move", "scores", "seat_name", "selection", "table", "zone"]
