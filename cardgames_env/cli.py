@@ -304,6 +304,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             args.env, options=options, timesteps=args.timesteps, opponents=args.opponents,
             n_envs=args.n_envs, seed=args.seed, out=args.out, vec_env=args.vec_env,
             eval_games=args.eval_games, progress=not args.no_progress, config_path=args.config,
+            engine=args.engine,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -413,6 +414,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_train.add_argument("--n-envs", type=int, default=None, help="parallel envs (default: config)")
     p_train.add_argument("--vec-env", choices=("dummy", "subproc"), default=None,
                          help="DummyVecEnv (one process) or SubprocVecEnv (default: config)")
+    p_train.add_argument("--engine", choices=("aec", "vector"), default=None,
+                         help="aec: one game at a time; vector: the batched engine, N games at once "
+                              "(default: config)")
     p_train.add_argument("--seed", type=int, default=0, help="seed of the envs and the network")
     p_train.add_argument("--out", default=None, help="run folder (default runs/<env>-<opponents>-s<seed>)")
     p_train.add_argument("--eval-games", type=int, default=None,

@@ -202,6 +202,27 @@ class ModelAgent:
         weights = np.exp(legal_logits - legal_logits.max())
         return int(legal[self.rng.choice(legal.size, p=weights / weights.sum())])
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Return the policy's legal action for every row: one forward pass for the batch.
+
+        Masked logits as in :meth:`act`; sampling uses the Gumbel-max trick on the legal
+        logits, which draws each row's action with the softmax probabilities.
+        """
+        import torch
+
+        legal = np.asarray(masks).astype(bool)
+        if not legal.any(axis=1).all():
+            raise ValueError("every row of masks needs a legal action")
+        policy = self.policy
+        with torch.no_grad():
+            obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+            features = policy.extract_features(obs, policy.pi_features_extractor)
+            latent = policy.mlp_extractor.forward_actor(features)
+            logits = policy.action_net(latent).numpy().astype(np.float64)
+        if not self.deterministic:
+            logits = logits + self.rng.gumbel(size=logits.shape)
+        return np.where(legal, logits, -np.inf).argmax(axis=1)
+
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the sampling when ``seed`` is given."""
         if seed is not None:

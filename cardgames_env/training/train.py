@@ -37,7 +37,10 @@ from .plots import EVAL_CSV, plot_learning_curve
 OPPONENT_MODES = ("random", "heuristic", "selfplay")
 """Values of ``--opponents``."""
 VEC_ENVS = ("dummy", "subproc")
-"""Values of the ``vec_env`` setting."""
+"""Values of the ``vec_env`` setting (``engine="aec"``)."""
+ENGINES = ("aec", "vector")
+"""Values of ``--engine``: the AEC env one game at a time (``SingleAgentEnv`` under an SB3
+vec env), or the batched engine (:class:`~cardgames_env.training.vector_env.VectorTrainingEnv`)."""
 
 
 def opponent_pool(game: str, mode: str, selfplay: Mapping[str, Any]) -> OpponentPool:
@@ -115,11 +118,14 @@ def train(
     eval_games: int | None = None,
     progress: bool = True,
     config_path: str | Path | None = None,
+    engine: str | None = None,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
     """Train a MaskablePPO agent for one seat of ``env_name`` and evaluate it.
 
-    Arguments left ``None`` come from the game's config file. Ends by saving ``model.zip`` and
+    Arguments left ``None`` come from the game's config file; with ``engine="vector"`` the
+    config's ``vector`` section (``n_envs``, ``ppo`` overrides) applies on top. Ends by saving
+    ``model.zip`` and
     its sidecar, drawing the learning curve, and evaluating against random and (when the game
     has one) the heuristic over ``eval.final_games`` games.
 
@@ -135,6 +141,15 @@ def train(
     probe = load(env_name).raw_env(**options)
     game = probe.info.name
     settings = load_config(game, config_path)
+    if engine is not None:
+        settings["engine"] = engine
+    settings.setdefault("engine", "aec")
+    if settings["engine"] not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {settings['engine']!r}")
+    if settings["engine"] == "vector":
+        batched = settings.get("vector", {})
+        settings["n_envs"] = batched.get("n_envs", settings["n_envs"])
+        settings["ppo"] = {**settings["ppo"], **batched.get("ppo", {})}
     for key, value in (
         ("timesteps", timesteps), ("opponents", opponents), ("n_envs", n_envs), ("vec_env", vec_env)
     ):
@@ -162,10 +177,17 @@ def train(
     if settings.get("torch_threads"):
         torch.set_num_threads(int(settings["torch_threads"]))
 
-    subprocess = settings["vec_env"] == "subproc"
     seat = settings.get("learner_seat")
-    fns = [_make_env_fn(env_name, options, pool, seat, seed * 1000 + i, subprocess) for i in range(n)]
-    venv = SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
+    batched = settings["engine"] == "vector"
+    venv: Any
+    if batched:
+        from .vector_env import VectorTrainingEnv
+
+        venv = VectorTrainingEnv(env_name, n, options, opponents=pool, learner_seat=seat, seed=seed)
+    else:
+        subprocess = settings["vec_env"] == "subproc"
+        fns = [_make_env_fn(env_name, options, pool, seat, seed * 1000 + i, subprocess) for i in range(n)]
+        venv = SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
     ppo = dict(settings["ppo"])
     net_arch = ppo.pop("net_arch", [256, 256])
     model = MaskablePPO(
@@ -175,8 +197,9 @@ def train(
     model.set_logger(configure(str(run / "logs"), ["csv", "tensorboard"]))
 
     callbacks = _callbacks(env_name, options, probe, run, settings, total, n, mode, log)
-    log(f"training {env_name} for {total} steps: opponents {mode}, {n} {settings['vec_env']} envs, "
-        f"seed {seed}, output {run}")
+    kind = "batched" if batched else settings["vec_env"]
+    log(f"training {env_name} for {total} steps: opponents {mode}, {n} {kind} envs, seed {seed}, "
+        f"output {run}")
     start = time.perf_counter()
     try:
         model.learn(total_timesteps=total, callback=callbacks, progress_bar=progress)
@@ -186,8 +209,11 @@ def train(
     side = sum(c.seconds for c in callbacks)
     train_s = max(wall - side, 1e-9)
     steps_per_s = model.num_timesteps / train_s
-    log(f"trained {model.num_timesteps} steps in {wall:.1f} s "
-        f"({steps_per_s:.0f} env steps/s inside MaskablePPO, evaluations and saves excluded)")
+    env_steps = venv.env_steps if batched else sum(venv.get_attr("env_steps"))
+    env_steps_per_s = env_steps / train_s
+    log(f"trained {model.num_timesteps} learner steps in {wall:.1f} s: {steps_per_s:.0f} learner steps/s, "
+        f"{env_steps_per_s:.0f} env steps/s (learner and opponents) inside MaskablePPO, updates included, "
+        "evaluations and saves excluded")
 
     model_path = run / MODEL_FILE
     model.save(str(model_path))
@@ -208,8 +234,10 @@ def train(
         log(result.summary())
     summary = {
         "env": env_name, "options": options, "opponents": mode, "seed": seed,
-        "timesteps": model.num_timesteps, "n_envs": n, "vec_env": settings["vec_env"],
+        "timesteps": model.num_timesteps, "n_envs": n, "engine": settings["engine"],
+        "vec_env": None if batched else settings["vec_env"],
         "wall_s": round(wall, 2), "train_s": round(train_s, 2), "steps_per_s": round(steps_per_s, 1),
+        "env_steps": int(env_steps), "env_steps_per_s": round(env_steps_per_s, 1),
         "final_evaluations": [_result_json(r) for r in results],
     }
     (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

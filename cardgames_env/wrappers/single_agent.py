@@ -136,6 +136,8 @@ class SingleAgentEnv(gymnasium.Env):
         self._done = True
         self._episode_return = 0.0
         self._pending = 0.0
+        self.env_steps = 0
+        """Decisions played in the raw env (learner and opponents), for throughput figures."""
 
     # -- opponents ----------------------------------------------------------------------------
     def _build(self, spec: OpponentSpec, index: int) -> Agent:
@@ -254,6 +256,7 @@ class SingleAgentEnv(gymnasium.Env):
             info["illegal_action"] = True
             return self._observe(), self.illegal_reward, True, False, info
         raw.step(action)
+        self.env_steps += 1
         reward = raw.rewards[self.learner]
         more, done = self._advance()
         reward = float(reward + more + self._pending)
@@ -292,6 +295,7 @@ class SingleAgentEnv(gymnasium.Env):
             else:
                 observation = self._blank
             raw.step(opponent.act(observation, mask))
+            self.env_steps += 1
             total += raw.rewards[learner]
 
     def _observe(self) -> np.ndarray:

@@ -1,0 +1,90 @@
+"""Training throughput: ``cardgames train`` on the AEC envs vs on the batched engines, side by side.
+
+For each env it runs ``train()`` twice in this process, one engine after the other, with the
+game's config (opponents, PPO settings; ``--engine vector`` adds the config's ``vector``
+section: 256 games, shorter rollouts, larger minibatches) for a fixed number of learner
+steps, and reads the figures the run writes to ``summary.json``: learner steps per second
+and env steps per second (learner and opponents) inside ``MaskablePPO.learn()``, PPO updates
+included, evaluations and saves excluded. Figures, not tests: run it on a quiet machine::
+
+    python benchmarks/bench_training.py                       # every env with a batched engine
+    python benchmarks/bench_training.py --envs gongzhu_v0 --aec-steps 8192 --vector-steps 65536
+    python benchmarks/bench_training.py --opponents random    # the engines alone, no heuristic
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import io
+import json
+import os
+import platform
+import tempfile
+from pathlib import Path
+
+from cardgames_env import vector
+
+
+def _machine() -> str:
+    """One line naming the machine the figures come from."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores, {model}, Python {platform.python_version()}"
+
+
+def run(env_name: str, engine: str, steps: int, opponents: str | None, seed: int) -> dict:
+    """Train ``steps`` learner steps with ``engine`` and return the run's summary.json."""
+    from cardgames_env.training.train import train
+
+    with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
+        train(
+            env_name, timesteps=steps, opponents=opponents, seed=seed, out=folder, eval_games=4,
+            progress=False, engine=engine, log=lambda _: None,
+        )
+        return json.loads((Path(folder) / "summary.json").read_text())
+
+
+def main() -> None:
+    """Print the side-by-side table."""
+    available = []
+    for name, target in vector.VECTOR_ENVS.items():
+        try:
+            importlib.import_module(target.split(":")[0])
+            available.append(name)
+        except ModuleNotFoundError:
+            pass
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--envs", nargs="+", default=available)
+    parser.add_argument("--aec-steps", type=int, default=4096, help="learner steps on the AEC path")
+    parser.add_argument("--vector-steps", type=int, default=32768, help="learner steps on the batched path")
+    parser.add_argument("--opponents", default=None, help="random, heuristic or selfplay (default: config)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    print(f"Machine: {_machine()}")
+    print(f"Opponents: {args.opponents or 'each game config (selfplay: random + heuristic + snapshots)'}\n")
+    print("| env | AEC learner steps/s | AEC env steps/s | batched learner steps/s | batched env steps/s "
+          "| speed-up (env steps) |")
+    print("|---|---|---|---|---|---|")
+    for name in args.envs:
+        aec = run(name, "aec", args.aec_steps, args.opponents, args.seed)
+        batched = run(name, "vector", args.vector_steps, args.opponents, args.seed)
+        ratio = batched["env_steps_per_s"] / aec["env_steps_per_s"]
+        print(
+            f"| {name} | {aec['steps_per_s']:,.0f} | {aec['env_steps_per_s']:,.0f} | "
+            f"{batched['steps_per_s']:,.0f} | {batched['env_steps_per_s']:,.0f} | {ratio:.1f}x |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

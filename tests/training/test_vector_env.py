@@ -1,0 +1,151 @@
+"""The batched SB3 VecEnv: learner seats, batched opponents, reward bookkeeping, MaskablePPO."""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pytest
+
+from cardgames_env import vector
+from cardgames_env.agents.batch import AgentBatch, RandomBatch, batch_policy, random_legal
+from cardgames_env.agents.pool import OpponentPool
+from cardgames_env.registry import load
+from cardgames_env.training.vector_env import VectorTrainingEnv
+
+
+def _engines() -> list[str]:
+    names = []
+    for name, target in vector.VECTOR_ENVS.items():
+        try:
+            importlib.import_module(target.split(":")[0])
+        except ModuleNotFoundError:
+            continue
+        names.append(name)
+    return names
+
+
+ENGINES = _engines()
+
+
+StepRecord = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _record_engine_steps(env: VectorTrainingEnv) -> list[StepRecord]:
+    """Make ``env.engine.step`` log (moving slots, learner seats, rewards, done) per call."""
+    log: list[StepRecord] = []
+    engine = env.engine
+    step = engine.step
+
+    def logged(actions, active=None):  # type: ignore[no-untyped-def]
+        seats = env.seat.copy()
+        result = step(actions, active)
+        moving = np.ones(engine.num_envs, dtype=bool) if active is None else active.copy()
+        log.append((moving, seats, engine.rewards.copy(), engine.done.copy()))
+        return result
+
+    engine.step = logged  # type: ignore[method-assign]
+    return log
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_episode_returns_are_the_learner_seat_rewards_of_its_game(name: str) -> None:
+    """Summing the engine's rewards of the learner's seat over each game (the test's own
+    bookkeeping over every engine step) gives exactly the episodes the env reports, and the
+    per-step rewards add up to the same totals."""
+    env = VectorTrainingEnv(name, num_envs=6, opponents="random", seed=3)
+    log = _record_engine_steps(env)
+    env.reset()
+    rng = np.random.default_rng(0)
+    reported: list[list[float]] = [[] for _ in range(6)]
+    for _ in range(400):
+        actions = random_legal(env.action_masks(), rng)
+        obs, rewards, dones, infos = env.step(actions)
+        for i in np.flatnonzero(dones):
+            reported[i].append(infos[i]["episode"]["r"])
+    expected: list[list[float]] = [[] for _ in range(6)]
+    running = np.zeros(6)
+    for moving, seats, rewards, done in log:
+        for i in np.flatnonzero(moving):
+            running[i] += rewards[i, seats[i]]
+            if done[i]:
+                expected[i].append(running[i])
+                running[i] = 0.0
+    for i in range(6):
+        assert reported[i], "every slot finished games"
+        assert np.allclose(reported[i], expected[i][: len(reported[i])], atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_the_learner_is_to_move_in_every_slot(name: str) -> None:
+    for seat in range(load(name).raw_env().encoding.num_players):
+        env = VectorTrainingEnv(name, num_envs=4, opponents="random", learner_seat=seat, seed=seat)
+        env.reset()
+        rng = np.random.default_rng(seat)
+        for _ in range(50):
+            assert np.all(env.engine.player == seat)
+            assert env.action_masks().any(axis=1).all()
+            env.step(random_legal(env.action_masks(), rng))
+    env = VectorTrainingEnv(name, num_envs=64, opponents="random", seed=1)
+    env.reset()
+    assert set(env.seat.tolist()) == set(range(env.engine.num_players)), "seats drawn per game"
+
+
+def test_bad_arguments_are_refused() -> None:
+    name = ENGINES[0]
+    for seat in (-1, 99, True, 1.5):
+        with pytest.raises(ValueError, match="learner_seat"):
+            VectorTrainingEnv(name, num_envs=2, learner_seat=seat)
+    with pytest.raises(ValueError):
+        VectorTrainingEnv(name, num_envs=2, opponents="nobody")
+    env = VectorTrainingEnv(name, num_envs=2, seed=0)
+    env.reset()
+    illegal = np.array([int(np.flatnonzero(~row)[0]) for row in env.action_masks()])
+    before = env.engine.obs.copy()
+    with pytest.raises(ValueError, match="not legal"):
+        env.step(illegal)
+    assert np.array_equal(env.engine.obs, before)
+
+
+def test_random_legal_is_uniform_over_legal_actions() -> None:
+    masks = np.zeros((20_000, 6), dtype=bool)
+    masks[:, [1, 3, 4]] = True
+    actions = random_legal(masks, np.random.default_rng(0))
+    counts = np.bincount(actions, minlength=6)
+    assert counts[[0, 2, 5]].sum() == 0
+    assert np.all(np.abs(counts[[1, 3, 4]] / 20_000 - 1 / 3) < 0.02)
+
+
+def test_heuristic_opponents_play_row_by_row() -> None:
+    name = ENGINES[0]
+    probe = load(name).raw_env()
+    policy = batch_policy("heuristic", probe, seed=0)
+    assert isinstance(policy, AgentBatch)
+    engine = vector.make(name, num_envs=5, seed=2)
+    actions = policy.act_batch(engine.obs, engine.mask)
+    assert engine.mask[np.arange(5), actions].all()
+    assert isinstance(batch_policy("random", probe), RandomBatch)
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_maskable_ppo_learns_on_it_and_snapshots_join_the_pool(name: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from sb3_contrib import MaskablePPO
+
+    from cardgames_env.agents.model import ModelAgent, write_sidecar
+
+    pool = OpponentPool(base=("random",), sampling="latest", snapshot_prob=1.0)
+    env = VectorTrainingEnv(name, num_envs=16, opponents=pool, seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [32]})
+    model.learn(total_timesteps=256)
+    path = tmp_path / "snap.zip"
+    model.save(str(path))
+    write_sidecar(path, env.probe)
+    env.env_method("add_opponent", str(path))
+    assert pool.snapshots == [str(path)], "one snapshot joins, whatever the number of slots"
+    model.learn(total_timesteps=256, reset_num_timesteps=False)
+    assert any(spec == str(path) for spec in env._specs), "games now draw the snapshot"
+    agent = ModelAgent.load(path, env=env.probe)
+    batch = agent.act_batch(env.engine.obs, env.engine.mask)
+    single = [agent.act(o, m) for o, m in zip(env.engine.obs, env.engine.mask)]
+    assert batch.tolist() == single, "one forward pass plays what row-by-row play does"
