@@ -85,3 +85,14 @@ def test_console_script_module_runs():
         [sys.executable, "-m", "cardgames_env.envs.gongzhu.cli", "23Q9X"], capture_output=True, text=True
     )
     assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("argv", [[], ["TJ", "QK"], ["--bogus"], ["--bogus", "TJ"]])
+def test_cli_usage_errors_are_one_stderr_line(capsys, argv):
+    """The README promises one error line and exit status 2 for bad input, usage mistakes included."""
+    assert main(argv) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("gongzhu-score: error:")
