@@ -26,16 +26,54 @@ def test_action_space_is_52_cards():
         ENC.decode(None, 52)
 
 
+def _follow_suit_legal(
+    hand: list[int], trick: list[int], first_trick_of_game: bool, spade2_rule: bool
+) -> list[int]:
+    """The legal cards by the rules file, written from scratch over card lists (suit = id // 13).
+
+    §2: follow the led suit if you can, otherwise any card; any card may be led, except that
+    with ``first_lead_must_be_spade2`` the first lead of hand 1 is the ♠2 itself (§7).
+    """
+    if not trick:
+        if first_trick_of_game and spade2_rule:
+            return [39]  # ♠2 = spades (3) * 13 + rank 2 (0)
+        return sorted(hand)
+    led_suit = trick[0] // 13
+    following = [c for c in hand if c // 13 == led_suit]
+    return sorted(following or hand)
+
+
 @pytest.mark.parametrize("seed", range(30))
-def test_mask_equals_legal_moves_on_random_states(seed):
+def test_mask_equals_an_independent_follow_suit_filter(seed):
     rng = np.random.default_rng(seed)
-    config = Config(first_lead_must_be_spade2=bool(seed % 2))
+    spade2_rule = bool(seed % 2)
+    config = Config(first_lead_must_be_spade2=spade2_rule)
+    enc = GongZhuEncoding(config)
     state = rules.new_game(config, rules.sample_deal(config, rng))
+    hands = [[c for c in range(52) if state.hands[p] >> c & 1] for p in range(4)]
+    # Hand 1 is led by the holder of ♠2 (§2); play goes in seat order.
+    to_move = next(p for p in range(4) if 39 in hands[p])
+    trick: list[int] = []
+    cards_played = 0
     while rules.current_player(state) >= 0:
-        moves = rules.legal_moves(state)
-        expected = sorted(ENC.encode(state, m) for m in moves)
-        assert np.flatnonzero(ENC.legal_action_mask(state)).tolist() == expected
-        state = rules.apply_move(state, moves[rng.integers(len(moves))])
+        assert rules.current_player(state) == to_move
+        expected = _follow_suit_legal(hands[to_move], trick, cards_played == 0, spade2_rule)
+        assert np.flatnonzero(enc.legal_action_mask(state)).tolist() == expected
+        assert sorted(enc.encode(state, m) for m in rules.legal_moves(state)) == expected
+        card = int(expected[rng.integers(len(expected))])
+        state = rules.apply_move(state, Play(card))
+        hands[to_move].remove(card)
+        trick.append(card)
+        cards_played += 1
+        if len(trick) == 4:  # the highest card of the led suit wins and leads (§2)
+            leader = (to_move + 1) % 4
+            led = trick[0] // 13
+            best = max(range(4), key=lambda i: trick[i] % 13 if trick[i] // 13 == led else -1)
+            to_move = (leader + best) % 4
+            trick = []
+        else:
+            to_move = (to_move + 1) % 4
+    assert cards_played == 52
 
 
 def test_observation_pieces_from_an_explicit_state():
