@@ -106,6 +106,47 @@ def test_observation_pieces_from_an_explicit_state():
     assert not view["voids"][0].any()
 
 
+@pytest.mark.parametrize("observer", range(4))
+def test_trick_leader_one_seat_after_the_observer_and_scaled_totals(observer):
+    """The leader sits one seat after the observer (relative seat 1, not 3): the trick's cards
+    rotate from there. Non-zero totals and hand points are scaled by 1/1000 and 1/100 and
+    rotated like every other piece (relative seat r = seat ``(observer + r) % 4``)."""
+    leader = (observer + 1) % 4
+    second = (observer + 2) % 4
+    hands = [0, 0, 0, 0]
+    hands[observer] = mask_of([C("2H"), C("KC")])
+    hands[leader] = mask_of([C("9C")])
+    hands[second] = mask_of([C("3D")])
+    hands[(observer + 3) % 4] = mask_of([C("4D"), C("5D")])
+    totals = (-250, 120, 0, -600)
+    hand_points = (0, -30, 100, -10)
+    state = rules.State(
+        config=Config(game_end=-1000),
+        hands=tuple(hands),
+        leader=leader,
+        trick=(C("7C"), C("JC")),  # leader played ♣7, the next seat ♣J
+        played=tuple(
+            mask_of([C("7C")]) if s == leader else mask_of([C("JC")]) if s == second else 0 for s in range(4)
+        ),
+        hand_points=hand_points,
+        totals=totals,
+        hand_number=3,
+    )
+    view = LAYOUT.view(ENC.observe(state, observer))
+    assert view["trick_leader"].tolist() == [0, 1, 0, 0]
+    assert np.flatnonzero(view["trick"][1]).tolist() == [C("7C")]
+    assert np.flatnonzero(view["trick"][2]).tolist() == [C("JC")]
+    assert not view["trick"][0].any() and not view["trick"][3].any()
+    assert view["led_suit"].tolist() == [1, 0, 0, 0]  # clubs
+    expected_totals = [totals[(observer + r) % 4] / 1000 for r in range(4)]
+    expected_points = [hand_points[(observer + r) % 4] / 100 for r in range(4)]
+    np.testing.assert_allclose(view["totals"], expected_totals, rtol=1e-6)
+    np.testing.assert_allclose(view["hand_points"], expected_points, rtol=1e-6)
+    if observer == 0:  # written out once: P0 sees itself, P1, P2, P3
+        np.testing.assert_allclose(view["totals"], [-0.25, 0.12, 0.0, -0.6], rtol=1e-6)
+        np.testing.assert_allclose(view["hand_points"], [0.0, -0.3, 1.0, -0.1], rtol=1e-6)
+
+
 def test_other_hands_do_not_change_the_observation():
     rng = np.random.default_rng(1)
     state = rules.new_game(Config(), rules.sample_deal(Config(), rng))
