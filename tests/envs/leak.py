@@ -16,7 +16,7 @@ import numpy as np
 
 from .helpers import make_raw, play_episode
 
-Perturb = Callable[[Any, int, np.random.Generator], Any]
+Perturb = Callable[..., Any]
 Validate = Callable[[Any, Any, int], None]
 
 
@@ -28,8 +28,12 @@ def check_perturbations(
     episodes: int,
     seed: int = 0,
     per_decision: int = 1,
+    with_decision: bool = False,
 ) -> tuple[int, int]:
     """Play random episodes; at every decision, perturb for every seat and compare observations.
+
+    With ``with_decision``, ``perturb`` also gets the env's decision state (a move being built
+    over sub-steps limits what may move) as a fourth argument.
 
     Returns:
         ``(checks, changed)``: observations compared, and how many of the perturbed states
@@ -47,7 +51,8 @@ def check_perturbations(
         for observer in range(len(env.possible_agents)):
             real = encoding.observe(decision, observer)
             for _ in range(per_decision):
-                other = perturb(state, observer, rng)
+                extra = (decision,) if with_decision else ()
+                other = perturb(state, observer, rng, *extra)
                 if other is None:
                     continue
                 valid(state, other, observer)
