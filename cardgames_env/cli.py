@@ -162,6 +162,7 @@ def build_agents(env: Any, spec: str, seed: int) -> list[Any]:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play (or watch) one episode with the given agents (and append its record with ``--record``)."""
+    non_negative(args.seed, "--seed")
     env = make_env(args.env, args.option)
     agents = build_agents(env, args.agents, args.seed)
     humans = [a.seat for a in agents if isinstance(a, HumanAgent)]
@@ -268,6 +269,13 @@ def positive(value: int, what: str) -> int:
     return value
 
 
+def non_negative(value: int, what: str) -> int:
+    """Return ``value`` if it is zero or more, else raise a UsageError naming ``what`` and the value."""
+    if value < 0:
+        raise UsageError(f"{what} must be a non-negative integer, got {value}")
+    return value
+
+
 def env_options(name: str, options: Sequence[str]) -> dict[str, Any]:
     """Check an env name and its ``key=value`` options by building the env once; return the options."""
     make_env(name, options)
@@ -293,6 +301,7 @@ def cmd_train(args: argparse.Namespace) -> int:
                         (args.eval_games, "--eval-games")):
         if value is not None:
             positive(value, what)
+    non_negative(args.seed, "--seed")
     try:
         from .training.train import train
     except ImportError as error:
@@ -308,6 +317,10 @@ def cmd_train(args: argparse.Namespace) -> int:
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
+    except ImportError as error:
+        raise UsageError(
+            f"training needs the 'train' extra (pip install cardgames-env[train]): {error}"
+        ) from None
     return 0
 
 
@@ -317,6 +330,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     options = env_options(args.env, args.option)
     positive(args.games, "--games")
+    non_negative(args.seed, "--seed")
     check_agents(args.env, args.option, [args.agent, args.vs])
     try:
         result = evaluate(args.env, args.agent, args.vs, games=args.games, seed=args.seed, options=options)
@@ -331,13 +345,20 @@ def cmd_league(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .training.evaluate import league
+    from .training.output import check_output_folder
 
     options = env_options(args.env, args.option)
     positive(args.games, "--games")
+    non_negative(args.seed, "--seed")
     specs = [a.strip() for a in args.agents.split(",") if a.strip()]
     if len(specs) < 2:
         raise UsageError("--agents needs at least two agents, separated by commas")
     check_agents(args.env, args.option, specs)
+    if args.out is not None:
+        try:  # before the games: a destination that cannot be written would waste them
+            check_output_folder(args.out)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     try:
         result = league(args.env, specs, games_per_pair=args.games, seed=args.seed, options=options)
     except ValueError as error:
@@ -347,9 +368,12 @@ def cmd_league(args: argparse.Namespace) -> int:
         from .training.plots import plot_elo
 
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        csv_path = result.write_csv(out / f"elo_{result.env}.csv")
-        png_path = plot_elo(result, out / f"elo_{result.env}.png")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            csv_path = result.write_csv(out / f"elo_{result.env}.csv")
+            png_path = plot_elo(result, out / f"elo_{result.env}.png")
+        except OSError as error:
+            raise UsageError(f"--out {out} cannot be written: {error.strerror or error}") from None
         print(f"saved {csv_path} and {png_path}")
     return 0
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -63,3 +64,185 @@ def score_by(game: str) -> str:
     if metric not in ("points", "return"):
         raise ValueError(f"eval.metric of {game} must be 'points' or 'return', got {metric!r}")
     return metric
+
+
+# --- validation ---------------------------------------------------------------------------------
+
+OPPONENT_MODES = ("random", "heuristic", "selfplay")
+"""Values of the ``opponents`` setting (``--opponents``)."""
+VEC_ENVS = ("dummy", "subproc")
+"""Values of the ``vec_env`` setting (``engine="aec"``)."""
+ENGINES = ("aec", "vector")
+"""Values of the ``engine`` setting (``--engine``): the AEC env one game at a time
+(``SingleAgentEnv`` under an SB3 vec env), or the batched engine
+(:class:`~cardgames_env.training.vector_env.VectorTrainingEnv`)."""
+RUN_KEYS = ("env", "options", "seed")
+"""Keys a run's ``config.json`` records; a config file may hold them (so a run's file can be
+reused), and the command line decides their values."""
+PPO_FIXED = ("self", "policy", "env", "seed", "device", "verbose", "policy_kwargs", "_init_setup_model")
+"""MaskablePPO arguments the trainer sets itself: a config file may not name them."""
+PPO_NOT_JSON = ("rollout_buffer_class", "rollout_buffer_kwargs", "tensorboard_log")
+"""MaskablePPO arguments that cannot come from a JSON file (classes) or that the run folder fixes."""
+
+
+def _is_int(value: Any) -> bool:
+    """True for an int that is not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    """True for an int or a finite float, bools excluded."""
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)
+
+
+def _kind(value: Any) -> str:
+    """The JSON name of a value's type, for messages."""
+    names = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+             list: "a list", dict: "an object", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _int(value: Any, key: str, low: int = 1, optional: bool = False) -> None:
+    """Check an integer setting ``>= low`` (or null when ``optional``)."""
+    if optional and value is None:
+        return
+    if not _is_int(value):
+        raise ValueError(f"{key} must be an integer, got {_kind(value)} ({value!r})")
+    if value < low:
+        raise ValueError(f"{key} must be >= {low}, got {value}")
+
+
+def _number(value: Any, key: str, low: float, high: float | None = None, *, strict: bool = False,
+            schedule: bool = False, optional: bool = False) -> None:
+    """Check a number setting in ``[low, high]`` (``(low, ...`` when ``strict``).
+
+    ``schedule`` also allows a callable (an SB3 schedule, from the Python API); ``optional``
+    allows null.
+    """
+    if optional and value is None:
+        return
+    if schedule and callable(value):
+        return
+    if not _is_number(value):
+        raise ValueError(f"{key} must be a number, got {_kind(value)} ({value!r})")
+    if value < low or (strict and value == low) or (high is not None and value > high):
+        bound = f"> {low}" if strict else f">= {low}"
+        bound += f" and <= {high}" if high is not None else ""
+        raise ValueError(f"{key} must be {bound}, got {value}")
+
+
+def _choice(value: Any, key: str, choices: tuple[str, ...]) -> None:
+    """Check a setting that is one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"{key} must be one of {', '.join(choices)}, got {value!r}")
+
+
+def _section(config: Mapping[str, Any], key: str, known: tuple[str, ...]) -> Mapping[str, Any]:
+    """Return the object ``config[key]`` after checking it is one with only ``known`` keys."""
+    section = config.get(key, {})
+    if not isinstance(section, Mapping):
+        raise ValueError(f"{key} must be a JSON object, got {_kind(section)} ({section!r})")
+    unknown = sorted(str(k) for k in section if k not in known)
+    if unknown:
+        raise ValueError(f"unknown {key} setting {unknown[0]!r}; expected one of {', '.join(known)}")
+    return section
+
+
+def _net_arch(value: Any) -> None:
+    """Check ``ppo.net_arch``: a list of layer widths, or ``{"pi": [...], "vf": [...]}``."""
+    layers = [value] if isinstance(value, list) else None
+    if isinstance(value, Mapping) and set(value) <= {"pi", "vf"} and value:
+        layers = list(value.values())
+    if layers is None:
+        raise ValueError(f"ppo.net_arch must be a list of layer widths, got {_kind(value)} ({value!r})")
+    for widths in layers:
+        if not isinstance(widths, list) or not all(_is_int(w) and w >= 1 for w in widths):
+            raise ValueError(f"ppo.net_arch must hold positive integer layer widths, got {value!r}")
+
+
+_PPO_CHECKS: dict[str, Callable[[Any, str], None]] = {
+    "learning_rate": lambda v, k: _number(v, k, 0.0, strict=True, schedule=True),
+    "n_steps": lambda v, k: _int(v, k),
+    "batch_size": lambda v, k: _int(v, k),
+    "n_epochs": lambda v, k: _int(v, k),
+    "gamma": lambda v, k: _number(v, k, 0.0, 1.0),
+    "gae_lambda": lambda v, k: _number(v, k, 0.0, 1.0),
+    "clip_range": lambda v, k: _number(v, k, 0.0, strict=True, schedule=True),
+    "clip_range_vf": lambda v, k: _number(v, k, 0.0, strict=True, schedule=True, optional=True),
+    "normalize_advantage": lambda v, k: _bool(v, k),
+    "ent_coef": lambda v, k: _number(v, k, 0.0),
+    "vf_coef": lambda v, k: _number(v, k, 0.0),
+    "max_grad_norm": lambda v, k: _number(v, k, 0.0, strict=True),
+    "target_kl": lambda v, k: _number(v, k, 0.0, strict=True, optional=True),
+    "stats_window_size": lambda v, k: _int(v, k),
+    "net_arch": lambda v, k: _net_arch(v),
+}
+"""Type and range of each ``ppo`` setting a config file may hold."""
+
+
+def _bool(value: Any, key: str) -> None:
+    """Check a boolean setting."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{key} must be true or false, got {_kind(value)} ({value!r})")
+
+
+def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | None = None) -> None:
+    """Check every training setting's type and range, without importing any RL library.
+
+    Args:
+        config: resolved settings (:func:`load_config`, with command-line values applied).
+        ppo_parameters: the argument names of ``MaskablePPO``'s constructor; when given, a
+            ``ppo`` key must be one of them (or ``net_arch``) and not one the trainer sets.
+
+    Raises:
+        ValueError: naming the first bad setting.
+    """
+    known = ("timesteps", "n_envs", "vec_env", "engine", "vector", "opponents", "learner_seat",
+             "torch_threads", "ppo", "eval", "checkpoint_every", "selfplay", "description", *RUN_KEYS)
+    unknown = sorted(str(k) for k in config if k not in known)
+    if unknown:
+        raise ValueError(f"unknown setting {unknown[0]!r}; expected one of {', '.join(known)}")
+    _int(config.get("timesteps"), "timesteps")
+    _int(config.get("n_envs"), "n_envs")
+    _choice(config.get("vec_env"), "vec_env", VEC_ENVS)
+    _choice(config.get("engine", "aec"), "engine", ENGINES)
+    batched = _section(config, "vector", ("n_envs", "ppo"))
+    _int(batched.get("n_envs", 1), "vector.n_envs")
+    _choice(config.get("opponents"), "opponents", OPPONENT_MODES)
+    _int(config.get("learner_seat"), "learner_seat", low=0, optional=True)
+    _int(config.get("torch_threads"), "torch_threads", optional=True)
+    _int(config.get("checkpoint_every", 50_000), "checkpoint_every")
+
+    evals = _section(config, "eval", ("points", "games", "final_games", "seed", "metric", "every"))
+    for key in ("points", "games", "final_games"):
+        _int(evals.get(key, 1), f"eval.{key}")
+    _int(evals.get("seed", 0), "eval.seed", low=0)
+    _int(evals.get("every"), "eval.every", optional=True)
+    _choice(evals.get("metric", "points"), "eval.metric", ("points", "return"))
+
+    selfplay = _section(config, "selfplay", ("snapshot_every", "sampling", "snapshot_prob", "window"))
+    _int(selfplay.get("snapshot_every", 25_000), "selfplay.snapshot_every")
+    _choice(selfplay.get("sampling", "snapshots"), "selfplay.sampling", ("uniform", "snapshots", "latest"))
+    _number(selfplay.get("snapshot_prob", 0.5), "selfplay.snapshot_prob", 0.0, 1.0)
+    _int(selfplay.get("window", 5), "selfplay.window")
+
+    allowed = tuple(_PPO_CHECKS)
+    if ppo_parameters is not None:
+        allowed = tuple(p for p in ppo_parameters if p not in PPO_FIXED + PPO_NOT_JSON) + ("net_arch",)
+    raw_ppo = config.get("ppo", {})
+    fixed = [k for k in raw_ppo if k in PPO_FIXED] if isinstance(raw_ppo, Mapping) else []
+    if fixed:
+        raise ValueError(f"ppo.{fixed[0]} is set by the trainer, not by a config file")
+    ppo = _section(config, "ppo", allowed)
+    batched_ppo = _section(batched, "ppo", allowed)  # the batched engine's overrides
+    for prefix, section in (("ppo", ppo), ("vector.ppo", batched_ppo)):
+        for key, value in section.items():
+            check = _PPO_CHECKS.get(key)
+            if check is None:
+                raise ValueError(f"{prefix}.{key} cannot be set from a config file")
+            check(value, f"{prefix}.{key}")
+    if ppo.get("normalize_advantage", True) and ppo.get("batch_size", 64) < 2:
+        raise ValueError("ppo.batch_size must be >= 2 when ppo.normalize_advantage is true "
+                         f"(advantages are normalised per mini-batch), got {ppo.get('batch_size')}")
+    if ppo.get("n_steps", 2048) * config["n_envs"] < 2:
+        raise ValueError("ppo.n_steps x n_envs must be >= 2 (a rollout of one step cannot be normalised)")

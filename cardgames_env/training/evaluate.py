@@ -217,8 +217,12 @@ class MatchResult:
             )
         low, high = self.ci
         what = "points" if self.score_by == "points" else "return"
+        if self.games <= self.num_players:  # one deal: no spread between deals to measure
+            interval = f"[95% CI needs games on 2 deals or more: play more than {self.num_players} games]"
+        else:
+            interval = f"[95% CI {low:+.2f}, {high:+.2f}]"
         return (
-            head + f"{what} - others' mean {self.value:+.2f} [95% CI {low:+.2f}, {high:+.2f}] "
+            head + f"{what} - others' mean {self.value:+.2f} {interval} "
             f"(first place {self.wins}, shared {self.draws}; win rate {self.win_rate:.3f})"
         )
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from .output import check_output_file
+
 EVAL_CSV = "eval.csv"
 """Periodic evaluations of a training run (written by the training callback)."""
 PROGRESS_CSV = "logs/progress.csv"
@@ -47,15 +49,42 @@ def plot_elo(result: Any, path: str | Path) -> Path:
     return path
 
 
+EVAL_COLUMNS = ("timesteps", "opponent", "metric", "value", "low", "high")
+"""Columns of ``eval.csv`` that a learning curve reads."""
+
+
 def read_eval_csv(path: str | Path) -> dict[str, dict[str, np.ndarray]]:
-    """Read a run's ``eval.csv`` into ``{opponent: {column: array}}``."""
+    """Read a run's ``eval.csv`` into ``{opponent: {column: array}}``.
+
+    Raises:
+        ValueError: naming the file (and line) when it is not a readable evaluation table:
+            missing columns, a value that is not a number, no rows.
+    """
+    path = Path(path)
     rows: dict[str, dict[str, list[float]]] = {}
-    with Path(path).open(newline="", encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            series = rows.setdefault(row["opponent"], {})
-            for key in ("timesteps", "value", "low", "high"):
-                series.setdefault(key, []).append(float(row[key]))
-            series.setdefault("metric", []).append(row["metric"])  # type: ignore[arg-type]
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            missing = [c for c in EVAL_COLUMNS if c not in (reader.fieldnames or [])]
+            if missing:
+                raise ValueError(f"{path} is not an evaluation table: no column {missing[0]!r}")
+            for row in reader:
+                line = reader.line_num
+                series = rows.setdefault(str(row["opponent"]), {})
+                for key in ("timesteps", "value", "low", "high"):
+                    try:
+                        series.setdefault(key, []).append(float(row[key]))
+                    except (TypeError, ValueError):
+                        raise ValueError(
+                            f"{path} line {line}: {key} is not a number: {row[key]!r}"
+                        ) from None
+                series.setdefault("metric", []).append(row["metric"])  # type: ignore[arg-type]
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a text file") from None
+    except csv.Error as error:
+        raise ValueError(f"{path} is not a readable CSV file: {error}") from None
+    if not rows:
+        raise ValueError(f"{path} holds no evaluations")
     return {
         opp: {k: (np.array(v) if k != "metric" else np.array(v, dtype=object)) for k, v in cols.items()}
         for opp, cols in rows.items()
@@ -63,16 +92,27 @@ def read_eval_csv(path: str | Path) -> dict[str, dict[str, np.ndarray]]:
 
 
 def _read_progress(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
-    """Return ``(timesteps, mean episode return)`` from SB3's progress.csv, if logged."""
+    """Return ``(timesteps, mean episode return)`` from SB3's progress.csv, if logged.
+
+    Raises:
+        ValueError: naming the file and line of a value that is not a number.
+    """
     if not path.is_file():
         return None
     steps, rewards = [], []
-    with path.open(newline="", encoding="utf-8") as handle:
-        for row in csv.DictReader(handle):
-            t, r = row.get("time/total_timesteps", ""), row.get("rollout/ep_rew_mean", "")
-            if t and r:
-                steps.append(float(t))
-                rewards.append(float(r))
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            for row in reader:
+                t, r = row.get("time/total_timesteps", ""), row.get("rollout/ep_rew_mean", "")
+                if t and r:
+                    try:
+                        steps.append(float(t))
+                        rewards.append(float(r))
+                    except ValueError:
+                        raise ValueError(f"{path} line {reader.line_num}: not a number") from None
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ValueError(f"{path} is not a readable CSV file: {error}") from None
     if not steps:
         return None
     return np.array(steps), np.array(rewards)
@@ -86,12 +126,14 @@ def plot_learning_curve(run_dir: str | Path, path: str | Path | None = None) -> 
         path: the PNG to write (default ``run_dir/learning_curve.png``).
 
     Raises:
-        ValueError: when the folder has no ``eval.csv``.
+        ValueError: when the folder has no readable ``eval.csv`` (or a malformed progress.csv),
+            or the PNG cannot be written there.
     """
     run = Path(run_dir)
     eval_path = run / EVAL_CSV
     if not eval_path.is_file():
         raise ValueError(f"{run} has no {EVAL_CSV}: not a training run folder")
+    out = check_output_file(path if path is not None else run / "learning_curve.png")
     evals = read_eval_csv(eval_path)
     progress = _read_progress(run / PROGRESS_CSV)
     plt = _pyplot()
@@ -122,7 +164,6 @@ def plot_learning_curve(run_dir: str | Path, path: str | Path | None = None) -> 
         ax2.set_title("training episodes")
     fig.suptitle(run.name, fontsize=10)
     fig.tight_layout()
-    out = Path(path) if path is not None else run / "learning_curve.png"
     fig.savefig(out, dpi=110)
     plt.close(fig)
     return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import csv
 import json
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -30,17 +31,12 @@ from cardgames_env.agents.model import MODEL_FILE, ModelAgent, write_sidecar
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.registry import load
 
-from .config import load_config
+from .config import ENGINES, OPPONENT_MODES, VEC_ENVS, load_config, validate_config
 from .evaluate import MatchResult, evaluate
+from .output import check_output_folder
 from .plots import EVAL_CSV, plot_learning_curve
 
-OPPONENT_MODES = ("random", "heuristic", "selfplay")
-"""Values of ``--opponents``."""
-VEC_ENVS = ("dummy", "subproc")
-"""Values of the ``vec_env`` setting (``engine="aec"``)."""
-ENGINES = ("aec", "vector")
-"""Values of ``--engine``: the AEC env one game at a time (``SingleAgentEnv`` under an SB3
-vec env), or the batched engine (:class:`~cardgames_env.training.vector_env.VectorTrainingEnv`)."""
+__all__ = ["ENGINES", "OPPONENT_MODES", "VEC_ENVS", "TrainResult", "opponent_pool", "ppo_parameters", "train"]
 
 
 def opponent_pool(game: str, mode: str, selfplay: Mapping[str, Any]) -> OpponentPool:
@@ -78,6 +74,15 @@ class TrainResult:
     train_s: float
     steps_per_s: float
     evaluations: list[MatchResult] = field(default_factory=list)
+
+
+def ppo_parameters() -> tuple[str, ...]:
+    """Return the argument names of ``MaskablePPO``'s constructor (imports sb3-contrib, not a model)."""
+    import inspect
+
+    from sb3_contrib import MaskablePPO
+
+    return tuple(inspect.signature(MaskablePPO.__init__).parameters)
 
 
 def _make_env_fn(
@@ -132,21 +137,18 @@ def train(
     Raises:
         ValueError: for an unknown env or option, a non-positive count, or a bad setting.
     """
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
     options = dict(options or {})
+    run = Path(out) if out is not None else None
+    if run is not None:
+        check_output_folder(run)
     probe = load(env_name).raw_env(**options)
     game = probe.info.name
     settings = load_config(game, config_path)
     if engine is not None:
         settings["engine"] = engine
+    validate_config(settings)
     settings.setdefault("engine", "aec")
-    if settings["engine"] not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {settings['engine']!r}")
-    if settings["engine"] == "vector":
+    if settings["engine"] == "vector":  # the batched engine's section applies on top
         batched = settings.get("vector", {})
         settings["n_envs"] = batched.get("n_envs", settings["n_envs"])
         settings["ppo"] = {**settings["ppo"], **batched.get("ppo", {})}
@@ -158,26 +160,26 @@ def train(
     if eval_games is not None:
         settings["eval"]["games"] = eval_games
         settings["eval"]["final_games"] = eval_games
-    for key in ("timesteps", "n_envs"):
-        if int(settings[key]) <= 0:
-            raise ValueError(f"{key} must be positive, got {settings[key]}")
-    for key in ("games", "final_games"):
-        if int(settings["eval"][key]) <= 0:
-            raise ValueError(f"eval games must be positive, got {settings['eval'][key]}")
-    if settings["vec_env"] not in VEC_ENVS:
-        raise ValueError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got {settings['vec_env']!r}")
+    validate_config(settings)
+    seat = settings.get("learner_seat")
+    if seat is not None and seat >= len(probe.possible_agents):
+        raise ValueError(f"learner_seat must be in 0..{len(probe.possible_agents) - 1}, got {seat}")
     total = int(settings["timesteps"])
     n = int(settings["n_envs"])
     mode = str(settings["opponents"])
     pool = opponent_pool(game, mode, settings.get("selfplay", {}))
-    run = Path(out) if out is not None else Path("runs") / f"{env_name}-{mode}-s{seed}"
-    run.mkdir(parents=True, exist_ok=True)
-    settings.update(env=env_name, options=options, seed=seed)
-    (run / "config.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+    if run is None:
+        run = check_output_folder(Path("runs") / f"{env_name}-{mode}-s{seed}")
+    validate_config(settings, ppo_parameters())  # imports sb3-contrib (and torch): names last
+
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
     if settings.get("torch_threads"):
         torch.set_num_threads(int(settings["torch_threads"]))
 
-    seat = settings.get("learner_seat")
     batched = settings["engine"] == "vector"
     venv: Any
     if batched:
@@ -190,10 +192,22 @@ def train(
         venv = SubprocVecEnv(fns) if subprocess else DummyVecEnv(fns)
     ppo = dict(settings["ppo"])
     net_arch = ppo.pop("net_arch", [256, 256])
-    model = MaskablePPO(
-        "MlpPolicy", venv, seed=seed, device="cpu", verbose=0,
-        policy_kwargs={"net_arch": list(net_arch)}, **ppo,
-    )
+    try:
+        model = MaskablePPO(
+            "MlpPolicy", venv, seed=seed, device="cpu", verbose=0,
+            policy_kwargs={"net_arch": copy.deepcopy(net_arch)}, **ppo,
+        )
+    except (ValueError, TypeError, AssertionError) as error:  # a setting MaskablePPO refuses
+        venv.close()
+        raise ValueError(f"bad ppo setting: {error}") from None
+    # Everything is checked: only now does the run folder get written.
+    try:
+        run.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        venv.close()
+        raise ValueError(f"--out {run} cannot be created: {error.strerror or error}") from None
+    settings.update(env=env_name, options=options, seed=seed)
+    (run / "config.json").write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
     model.set_logger(configure(str(run / "logs"), ["csv", "tensorboard"]))
 
     callbacks = _callbacks(env_name, options, probe, run, settings, total, n, mode, log)
@@ -247,11 +261,15 @@ def train(
 
 def _result_json(result: MatchResult) -> dict[str, Any]:
     """Return the figures of a match as JSON-ready values."""
+    def number(x: float) -> float | None:  # JSON has no NaN: an undefined figure is null
+        return None if math.isnan(x) else x
+
     return {
         "opponent": result.opponent, "games": result.games, "metric": result.metric,
-        "value": result.value, "ci": list(result.ci), "win_rate": result.win_rate,
-        "win_ci": list(result.win_ci), "points_diff": result.points_diff,
-        "points_diff_ci": list(result.points_diff_ci),
+        "value": number(result.value), "ci": [number(x) for x in result.ci],
+        "win_rate": result.win_rate, "win_ci": list(result.win_ci),
+        "points_diff": number(result.points_diff),
+        "points_diff_ci": [number(x) for x in result.points_diff_ci],
     }
 
 

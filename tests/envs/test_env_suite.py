@@ -219,3 +219,38 @@ def test_action_strings_round_trip(name, options, default):
     with pytest.raises(ValueError):
         env.reset(seed=0)
         env.string_to_action("this is not a move")
+
+
+@pytest.mark.parametrize("name,options,default", CASES)
+def test_final_infos_hold_each_agents_own_points(name, options, default):
+    """At the end every agent still in the game reads its own game points in ``infos`` (through
+    ``last()`` on its dead step): seat ``i``'s entry of ``rules.points``, never the mover's or
+    seat 0's. Over the games some agents must end with different points, so a mix-up of seats
+    cannot pass."""
+    env = make_raw(name, options)
+    rng = np.random.default_rng(99)
+    distinct = 0
+    for game in range(6):
+        env.reset(seed=game)
+        final: tuple | None = None
+        seen: dict[str, object] = {}
+        for agent in env.agent_iter():
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                if final is not None:
+                    seen[agent] = info.get("points", "missing")
+                env.step(None)
+                continue
+            env.step(random_legal(obs["action_mask"], rng))
+            if final is None and env.terminations and all(env.terminations[a] for a in env.agents):
+                final = tuple(env.rules.points(env.game_state()))
+                at_end = list(env.agents)
+                for a in at_end:
+                    assert env.infos[a]["points"] == final[env.possible_agents.index(a)], (a, env.infos[a])
+        if final is None:  # truncated by the turn limit: no final points to check
+            continue
+        assert set(seen) == set(at_end)
+        for a, points in seen.items():
+            assert points == final[env.possible_agents.index(a)], (a, points, final)
+        distinct += len({final[env.possible_agents.index(a)] for a in at_end}) > 1
+    assert distinct > 0, "every game ended with equal points for all agents: seats were not told apart"

@@ -26,16 +26,54 @@ def test_action_space_is_52_cards():
         ENC.decode(None, 52)
 
 
+def _follow_suit_legal(
+    hand: list[int], trick: list[int], first_trick_of_game: bool, spade2_rule: bool
+) -> list[int]:
+    """The legal cards by the rules file, written from scratch over card lists (suit = id // 13).
+
+    §2: follow the led suit if you can, otherwise any card; any card may be led, except that
+    with ``first_lead_must_be_spade2`` the first lead of hand 1 is the ♠2 itself (§7).
+    """
+    if not trick:
+        if first_trick_of_game and spade2_rule:
+            return [39]  # ♠2 = spades (3) * 13 + rank 2 (0)
+        return sorted(hand)
+    led_suit = trick[0] // 13
+    following = [c for c in hand if c // 13 == led_suit]
+    return sorted(following or hand)
+
+
 @pytest.mark.parametrize("seed", range(30))
-def test_mask_equals_legal_moves_on_random_states(seed):
+def test_mask_equals_an_independent_follow_suit_filter(seed):
     rng = np.random.default_rng(seed)
-    config = Config(first_lead_must_be_spade2=bool(seed % 2))
+    spade2_rule = bool(seed % 2)
+    config = Config(first_lead_must_be_spade2=spade2_rule)
+    enc = GongZhuEncoding(config)
     state = rules.new_game(config, rules.sample_deal(config, rng))
+    hands = [[c for c in range(52) if state.hands[p] >> c & 1] for p in range(4)]
+    # Hand 1 is led by the holder of ♠2 (§2); play goes in seat order.
+    to_move = next(p for p in range(4) if 39 in hands[p])
+    trick: list[int] = []
+    cards_played = 0
     while rules.current_player(state) >= 0:
-        moves = rules.legal_moves(state)
-        expected = sorted(ENC.encode(state, m) for m in moves)
-        assert np.flatnonzero(ENC.legal_action_mask(state)).tolist() == expected
-        state = rules.apply_move(state, moves[rng.integers(len(moves))])
+        assert rules.current_player(state) == to_move
+        expected = _follow_suit_legal(hands[to_move], trick, cards_played == 0, spade2_rule)
+        assert np.flatnonzero(enc.legal_action_mask(state)).tolist() == expected
+        assert sorted(enc.encode(state, m) for m in rules.legal_moves(state)) == expected
+        card = int(expected[rng.integers(len(expected))])
+        state = rules.apply_move(state, Play(card))
+        hands[to_move].remove(card)
+        trick.append(card)
+        cards_played += 1
+        if len(trick) == 4:  # the highest card of the led suit wins and leads (§2)
+            leader = (to_move + 1) % 4
+            led = trick[0] // 13
+            best = max(range(4), key=lambda i: trick[i] % 13 if trick[i] // 13 == led else -1)
+            to_move = (leader + best) % 4
+            trick = []
+        else:
+            to_move = (to_move + 1) % 4
+    assert cards_played == 52
 
 
 def test_observation_pieces_from_an_explicit_state():
@@ -66,6 +104,47 @@ def test_observation_pieces_from_an_explicit_state():
     assert view["hand_points"].tolist() == [0, 0.5, 0, 0]
     assert view["voids"][1].tolist() == [1, 0, 0, 0]
     assert not view["voids"][0].any()
+
+
+@pytest.mark.parametrize("observer", range(4))
+def test_trick_leader_one_seat_after_the_observer_and_scaled_totals(observer):
+    """The leader sits one seat after the observer (relative seat 1, not 3): the trick's cards
+    rotate from there. Non-zero totals and hand points are scaled by 1/1000 and 1/100 and
+    rotated like every other piece (relative seat r = seat ``(observer + r) % 4``)."""
+    leader = (observer + 1) % 4
+    second = (observer + 2) % 4
+    hands = [0, 0, 0, 0]
+    hands[observer] = mask_of([C("2H"), C("KC")])
+    hands[leader] = mask_of([C("9C")])
+    hands[second] = mask_of([C("3D")])
+    hands[(observer + 3) % 4] = mask_of([C("4D"), C("5D")])
+    totals = (-250, 120, 0, -600)
+    hand_points = (0, -30, 100, -10)
+    state = rules.State(
+        config=Config(game_end=-1000),
+        hands=tuple(hands),
+        leader=leader,
+        trick=(C("7C"), C("JC")),  # leader played ♣7, the next seat ♣J
+        played=tuple(
+            mask_of([C("7C")]) if s == leader else mask_of([C("JC")]) if s == second else 0 for s in range(4)
+        ),
+        hand_points=hand_points,
+        totals=totals,
+        hand_number=3,
+    )
+    view = LAYOUT.view(ENC.observe(state, observer))
+    assert view["trick_leader"].tolist() == [0, 1, 0, 0]
+    assert np.flatnonzero(view["trick"][1]).tolist() == [C("7C")]
+    assert np.flatnonzero(view["trick"][2]).tolist() == [C("JC")]
+    assert not view["trick"][0].any() and not view["trick"][3].any()
+    assert view["led_suit"].tolist() == [1, 0, 0, 0]  # clubs
+    expected_totals = [totals[(observer + r) % 4] / 1000 for r in range(4)]
+    expected_points = [hand_points[(observer + r) % 4] / 100 for r in range(4)]
+    np.testing.assert_allclose(view["totals"], expected_totals, rtol=1e-6)
+    np.testing.assert_allclose(view["hand_points"], expected_points, rtol=1e-6)
+    if observer == 0:  # written out once: P0 sees itself, P1, P2, P3
+        np.testing.assert_allclose(view["totals"], [-0.25, 0.12, 0.0, -0.6], rtol=1e-6)
+        np.testing.assert_allclose(view["hand_points"], [0.0, -0.3, 1.0, -0.1], rtol=1e-6)
 
 
 def test_other_hands_do_not_change_the_observation():

@@ -247,3 +247,26 @@ def test_resample_hidden_keeps_the_unplayed_spade2_with_the_first_leader():
         assert other.hands[first_leader] >> C("2S") & 1, f"re-deal {i} moved the ♠2"
         moved_other += other.hands != state.hands
     assert moved_other > 100, "the other hidden cards are still re-dealt"
+
+
+def test_next_hand_is_led_by_the_pig_taker_not_the_last_trick_winner():
+    """Two tricks left in hand 1 of a multi-hand game (section 2, Decision: the previous
+    pig-taker leads later hands).
+
+    Trick 12, P0 leads: ♠Q, ♠3, ♠A, ♠4 -> P2's ♠A wins: P2 takes the pig and leads.
+    Trick 13, P2 leads: ♣3, ♣4, ♣2, ♣A -> P1's ♣A wins the last trick.
+    Hand 2 must be led by P2 (pig), not P1 (last trick).
+    """
+    state = state_with(["QS 2C", "3S AC", "AS 3C", "4S 4C"], leader=0, config=Config(game_end=-1000))
+    for card in ("QS", "3S", "AS", "4S"):
+        state = rules.apply_move(state, Play(C(card)))
+    assert rules.current_player(state) == 2
+    for card in ("3C", "4C", "2C", "AC"):
+        state = rules.apply_move(state, Play(C(card)))
+    assert state.hand_over and rules.current_player(state) == CHANCE
+    assert state.leader == 1  # the last trick's winner
+    assert state.hand_points[2] == -100  # P2 holds the pig (section 3 step 3)
+    nxt = rules.apply_deal(state, SUIT_DEAL)
+    assert nxt.hand_number == 2
+    assert rules.current_player(nxt) == 2
+    assert nxt.leader == 2 and nxt.totals == (0, 0, -100, 0)

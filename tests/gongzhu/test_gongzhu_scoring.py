@@ -85,3 +85,35 @@ def test_console_script_module_runs():
         [sys.executable, "-m", "cardgames_env.envs.gongzhu.cli", "23Q9X"], capture_output=True, text=True
     )
     assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize("argv", [[], ["TJ", "QK"], ["--bogus"], ["--bogus", "TJ"]])
+def test_cli_usage_errors_are_one_stderr_line(capsys, argv):
+    """The README promises one error line and exit status 2 for bad input, usage mistakes included."""
+    assert main(argv) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("gongzhu-score: error:")
+
+
+# Section 3 step 1 values, written out per symbol (hearts 2..A, then pig and goat).
+HAND_VALUES = {"2": 0, "3": 0, "4": 0, "5": -10, "6": -10, "7": -10, "8": -10, "9": -10, "T": -10,
+               "J": -20, "Q": -30, "K": -40, "A": -50, "P": -100, "G": 100}
+
+
+@pytest.mark.parametrize("symbol", list(HAND_VALUES))
+def test_transformer_with_one_other_point_card(symbol):
+    """Step 5, decided per card (section 6): ♣10 doubles any non-zero point card, ♥5 included
+    (the lowest one: ``5D`` = -10 x 2 = -20), and is +50 next to a zero card (♥2-♥4)."""
+    value = HAND_VALUES[symbol]
+    expected = value * 2 if value != 0 else 50
+    assert score(symbol + "D") == expected
+    assert score("D" + symbol) == expected
+
+
+def test_transformer_with_five_of_hearts_and_zero_cards():
+    assert score("5D") == -20
+    assert score("2345D") == -20  # ♥2-♥4 add nothing; ♥5 still makes the ♣10 double
+    assert score("234D") == 50

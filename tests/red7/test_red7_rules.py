@@ -406,3 +406,60 @@ def test_game_info() -> None:
     assert not rules.game_info(Config(num_players=3)).zero_sum
     assert rules.game_info(Config(advanced=True)).max_game_length is None
 
+
+
+@pytest.mark.parametrize(
+    ("rule", "palette", "q", "gained"),
+    [
+        # Orange: the largest group of one number, the three 6s: 6 + 6 + 6 (G7, V2 stay).
+        ("O", "G7 R6 B6 O6 V2", "R6 B6 O6", 18),
+        # Blue: the highest card of each colour: R6, B4, G7 (the second red, R2, is not scored).
+        ("B", "R6 R2 B4 G7", "R6 B4 G7", 17),
+        # Indigo: the run 3-4-5, one card per number (the higher 4, R4); V1 is not in the run.
+        ("I", "Y3 R4 B4 G5 V1", "Y3 R4 G5", 12),
+        # Violet: the cards below 4: 1 + 3 (O5 is not).
+        ("V", "O5 Y1 G3", "Y1 G3", 4),
+    ],
+)
+def test_round_winner_scores_its_q_under_the_rule_in_force(rule, palette, q, gained) -> None:
+    """Section 4.3 as the engine applies it: 3 players, the winner in seat 2 with 5 points from
+    earlier rounds; the two others give up under ``rule``. Seat 2 gains the numbers of its Q
+    under that rule (not Red's, not its whole palette), exactly Q leaves the game, and the
+    others keep their scores."""
+    state = game(["R1", "O1", "Y2"], ["I7", "V7", palette], rule=rule, player=0, advanced=True)
+    state = state._replace(scores=(3, 0, 5))
+    state = play(state, "give up", "give up")
+    assert state.scores == (3, 0, 5 + gained)
+    assert state.scored == M(q)
+    assert rules.current_player(state) == CHANCE
+    deal = rules.sample_deal(state, np.random.default_rng(0))
+    dealt = {c for part in (*deal.hands, *deal.palettes, deal.deck) for c in part}
+    assert dealt == set(range(49)) - set(cards_of(M(q)))
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("left", [0, -1, 1])
+def test_game_stops_below_exactly_eight_cards_per_player(players: int, left: int) -> None:
+    """Section 4.3 Decision: a new deal needs 8 x players unscored cards (7 in hand + 1 on the
+    palette each). Exactly 8 x players left: the game goes on; one fewer: it stops."""
+    hands = ["R1", "O1", "Y1", "G1"][:players]
+    palettes = ["G7 R6 V2", "Y3", "B3", "I3"][:players]
+    state = game(hands, palettes, advanced=True, player=1)
+    in_play = M(" ".join(hands + palettes))
+    others = [c for c in range(49) if not in_play >> c & 1]
+    # P0 will score G7 (Red: the highest card), so unscored after the round = 48 - pre-scored.
+    remaining = 8 * players + left
+    pre_scored = 48 - remaining
+    state = state._replace(scored=mask_of(others[:pre_scored]))
+    state = play(state, *["give up"] * (players - 1))
+    assert state.scores[0] == 7 and state.scored.bit_count() == pre_scored + 1
+    assert 49 - state.scored.bit_count() == remaining
+    if left >= 0:
+        assert rules.current_player(state) == CHANCE and not rules.is_terminal(state)
+        deal = rules.sample_deal(state, np.random.default_rng(1))
+        assert len(deal.deck) == left  # everything else is dealt: 7 + 1 per player
+        nxt = rules.apply_deal(state, deal)
+        assert nxt.round_number == 2 and nxt.scores[0] == 7
+    else:
+        assert rules.current_player(state) == TERMINAL and rules.is_terminal(state)
+        assert state.game_winner == 0

@@ -236,3 +236,25 @@ def test_pool_opponents_are_sampled_per_episode():
 
 def test_toy_config_defaults_are_used():
     assert ToyEnv().config == Config()
+
+
+def test_episode_return_after_an_illegal_action_adds_the_penalty_to_earlier_rewards(monkeypatch):
+    """Gong Zhu to -1000 (per-hand rewards): the learner (seat 1) wins the last trick of hand 1
+    with the AS and takes the pig and the AH: -150 points = reward -1.5 (gongzhu.md section 3);
+    the game goes on. Its first move of hand 2 is illegal: reward -3 (``illegal_reward``), the
+    episode ends, and ``episode_return`` is the sum of both, -4.5."""
+    multi = gongzhu_rules.Config(game_end=-1000)
+    monkeypatch.setattr(
+        gongzhu_rules, "new_game", lambda config, deal: _last_trick_state(0)._replace(config=multi)
+    )
+    env = SingleAgentEnv("gongzhu_v0", {"game_end": -1000}, opponents="random", learner_seat=1, seed=0,
+                         illegal_reward=-3.0)
+    env.reset()
+    _, reward, done, _, info = env.step(parse_card("AS"))
+    assert (reward, done) == (pytest.approx(-1.5), False)
+    assert "episode_return" not in info  # only at the end
+    illegal = int(np.flatnonzero(~env.action_masks())[0])
+    _, reward, done, truncated, info = env.step(illegal)
+    assert (reward, done, truncated, info["illegal_action"]) == (-3.0, True, False, True)
+    assert info["episode_return"] == pytest.approx(-4.5)
+    assert info["points"] == -150  # the completed hand's total; the illegal move scores no points

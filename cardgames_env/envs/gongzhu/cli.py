@@ -5,13 +5,25 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from .scoring import score
 
 
+class _UsageError(Exception):
+    """A command-line mistake, reported in one stderr line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage block before the message)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(message)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the scorer; exit status 0, or 2 with a one-line error for bad input."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="gongzhu-score",
         description=(
             "Score one Gong Zhu (Chinese Hearts) player's captured cards. CARDS uses "
@@ -20,9 +32,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         ),
     )
     parser.add_argument("cards", nargs="?", help="captured point cards, e.g. G2P6D4 ('' = none)")
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as error:
+        print(f"gongzhu-score: error: {error} (usage: gongzhu-score CARDS)", file=sys.stderr)
+        return 2
     if args.cards is None:
-        parser.print_usage(sys.stderr)
         print("gongzhu-score: error: give the captured cards, e.g. 'gongzhu-score TJQKP'", file=sys.stderr)
         return 2
     try:
