@@ -141,19 +141,19 @@ def _cttz_typer(typingctx: Any, x: Any) -> Any:
 _trailing_zeros: Any = intrinsic(_cttz_typer)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _bitlen(x: int) -> int:
     """``int.bit_length`` of a non-negative int64."""
     return 64 - _leading_zeros(np.int64(x))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _count(x: int) -> int:
     """``int.bit_count`` of a non-negative int64."""
     return _popcount(np.int64(x))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _lowest(x: int) -> int:
     """Index of the lowest set bit of a non-zero int64 (the lowest card id of a set)."""
     return _trailing_zeros(np.int64(x))
@@ -908,7 +908,7 @@ _BYTE_BITS = np.array([[b >> k & 1 for k in range(8)] for b in range(256)], dtyp
 """``_BYTE_BITS[b]``: the 8 bits of byte ``b`` as 0/1 floats (lowest bit first)."""
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _put_bits(out: np.ndarray, offset: int, bits: int) -> None:
     """Write the 49 card bits of ``bits`` as 0/1 floats at ``out[offset:offset + 49]``."""
     for j in range(6):
@@ -979,9 +979,14 @@ def _step_slot(
     mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
     steps: np.ndarray, rng_state: np.ndarray,
 ) -> None:
-    """One decision in slot ``i``: apply, deal a due round, pay rewards, restart a finished game."""
+    """One decision in slot ``i``: apply, deal a due round, pay rewards, restart a finished game.
+    ``action`` -1: deal a fresh game instead (``reset``)."""
     n = cfg[C_N]
     row = S[i]
+    if action < 0:
+        _new_game(row, cfg, rng_state, i)
+        _write_outputs(S, i, cfg, offs, obs, mask, player)
+        return
     for s in range(n):  # the returns before the move (small integers: exact in float32)
         rewards[i, s] = _seat_return(row, cfg, s)
     _apply(row, cfg, action)
@@ -1021,17 +1026,6 @@ def _step_parallel(
     """Step every slot, slots spread over the threads (``prange``)."""
     for i in prange(S.shape[0]):
         _step_slot(S, i, actions[i], cfg, offs, obs, mask, player, rewards, done, truncated, steps, rng_state)
-
-
-@njit(cache=True)
-def _reset_slots(
-    S: np.ndarray, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-    player: np.ndarray, rng_state: np.ndarray,
-) -> None:
-    """Deal a fresh game into every slot and write its outputs."""
-    for i in range(S.shape[0]):
-        _new_game(S[i], cfg, rng_state, i)
-        _write_outputs(S, i, cfg, offs, obs, mask, player)
 
 
 PARALLEL_MIN_ENVS = 32
@@ -1113,7 +1107,12 @@ class Red7VectorEnv(VectorEnv):
         """Picks the serial or the threaded step kernel (same results, speed only)."""
 
     def _reset_all(self) -> None:
-        _reset_slots(self.slots, self._cfg, self._offs, self.obs, self.mask, self.player, self.rng_state)
+        # The step kernel deals a fresh game into every slot given action -1 (one compiled kernel).
+        deal = np.full(self.num_envs, -1, dtype=np.int64)
+        _step_serial(
+            self.slots, deal, self._cfg, self._offs, self.obs, self.mask, self.player, self.rewards,
+            self.done, self.truncated, self.steps, self.rng_state,
+        )
 
     def _step(self, actions: np.ndarray) -> None:
         chooser = self.chooser
