@@ -48,6 +48,15 @@ def test_differential_other_variants(options: dict[str, Any]) -> None:
     assert run_differential("red7_v0", options, games=60, seed=2) > 0
 
 
+@pytest.mark.parametrize(
+    "options", [{"action_rule": True, "max_steps": 6}, {"num_players": 4, "max_steps": 9}], ids=_name
+)
+def test_differential_turn_limit(options: dict[str, Any]) -> None:
+    # Loaded only at game start (no reloads, no new rounds), so the slot's turn-limit counter
+    # runs with the AEC env's: truncation, its rewards and the restart are compared too.
+    assert run_differential("red7_v0", options, games=80, seed=6, reload_chance=0.0) > 0
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("options", MAIN_VARIANTS + OTHER_VARIANTS, ids=_name)
 def test_differential_many_games(options: dict[str, Any]) -> None:
