@@ -7,7 +7,8 @@ numbers refer to the rules reference ``red7.md`` as cited by the rules module.
 
 Slot layout: one ``int64`` row per slot (:data:`ROW` fields, see the ``F_*`` offsets): the
 state scalars, then each seat's hand, palette, known hand cards, unseen out-of-round cards and
-score, then the deck as a stack (bottom first, so the top card is ``deck[deck_len - 1]``).
+score, then the deck as a stack (bottom first, so the top card is ``deck[deck_len - 1]``),
+then a little work space of the mask search (888 bytes a slot in all).
 
 Semantics of the batched API for Red7:
 
@@ -89,7 +90,6 @@ _PIECES = (
 _EVEN = EVEN_MASK
 _LOW = LOW_MASK
 _COLOUR_LOW = COLOUR_MASKS[6]  # the Violet cards: bits 0, 7, .., 42 (a colour group shifted down)
-_FULL = (1 << NUM_CARDS) - 1
 _NUMBER_MASKS = np.array(NUMBER_MASKS, dtype=np.int64)
 _COLOUR_MASKS = np.array(COLOUR_MASKS, dtype=np.int64)
 _RUN_LEN = np.array([length for length, _ in RUN_TABLE], dtype=np.int64)
