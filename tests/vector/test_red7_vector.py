@@ -1,0 +1,189 @@
+"""The batched Red7 engine against the AEC env ``red7_v0`` (the reference), move by move."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cardgames_env import vector
+from cardgames_env.envs.red7 import rules
+from cardgames_env.envs.red7.cards import parse_cards
+from cardgames_env.envs.red7.encoding import DISCARD0, GIVE_UP, PLAY0, pair_action
+from cardgames_env.envs.red7.env import TEST_VARIANTS, raw_env
+from tests.vector.differential import run_differential
+
+MAIN_VARIANTS: tuple[dict[str, Any], ...] = (
+    {},
+    {"num_players": 4},
+    {"advanced": True},
+    {"action_rule": True},
+    {"num_players": 4, "advanced": True, "action_rule": True, "seven_to_deck": True},
+)
+"""The default game, 4 players, the advanced game, the action rule (masks from a completion
+search) and every rule at once: 200 games each in the default run."""
+OTHER_VARIANTS = tuple(v for v in TEST_VARIANTS if v not in MAIN_VARIANTS) + (
+    {"num_players": 2, "strict": False, "advanced": True, "action_rule": True},
+    {"num_players": 3, "advanced": True, "target_score": 12},
+)
+
+
+def _name(options: dict[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in options.items()) or "default"
+
+
+def test_every_test_variant_is_covered() -> None:
+    assert all(v in MAIN_VARIANTS + OTHER_VARIANTS for v in TEST_VARIANTS)
+
+
+@pytest.mark.parametrize("options", MAIN_VARIANTS, ids=_name)
+def test_differential_main_variants(options: dict[str, Any]) -> None:
+    compared = run_differential("red7_v0", options, games=200, seed=1)
+    assert compared >= 200 * 3
+
+
+@pytest.mark.parametrize("options", OTHER_VARIANTS, ids=_name)
+def test_differential_other_variants(options: dict[str, Any]) -> None:
+    assert run_differential("red7_v0", options, games=60, seed=2) > 0
+
+
+@pytest.mark.parametrize(
+    "options", [{"action_rule": True, "max_steps": 6}, {"num_players": 4, "max_steps": 9}], ids=_name
+)
+def test_differential_turn_limit(options: dict[str, Any]) -> None:
+    # Loaded only at game start (no reloads, no new rounds), so the slot's turn-limit counter
+    # runs with the AEC env's: truncation, its rewards and the restart are compared too.
+    assert run_differential("red7_v0", options, games=80, seed=6, reload_chance=0.0) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("options", MAIN_VARIANTS + OTHER_VARIANTS, ids=_name)
+def test_differential_many_games(options: dict[str, Any]) -> None:
+    assert run_differential("red7_v0", options, games=2000, seed=3, num_envs=5) > 0
+
+
+def _play_along(options: dict[str, Any], games: int, seed: int) -> int:
+    """Follow AEC games in slot 0 and compare the whole rules state after every decision.
+
+    Checks hidden state the observation does not show (deck order, unseen hands, the 5's
+    pending effect, scores): ``vec.state(0)`` must equal the AEC env's ``game_state()``.
+    """
+    env = raw_env(**options)
+    vec = vector.make("red7_v0", num_envs=1, seed=seed, **options)
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for game in range(games):
+        env.reset(seed=seed + game)
+        vec.load(0, env.game_state())
+        while True:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                if all(env.terminations[a] or env.truncations[a] for a in env.agents):
+                    break
+                env.step(None)
+                continue
+            assert vec.state(0) == env.game_state(), f"{options} game {game} step {env.num_steps}"
+            checked += 1
+            action = int(rng.choice(np.flatnonzero(env.action_mask())))
+            deals = env.deals_dealt
+            env.step(action)
+            vec.step(np.array([action]))
+            playing = any(not (env.terminations[a] or env.truncations[a]) for a in env.agents)
+            if env.deals_dealt != deals and playing:
+                vec.load(0, env.game_state())  # a new round: the slot dealt its own
+    return checked
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"num_players": 3, "strict": False}, {"num_players": 4, "advanced": True, "action_rule": True,
+                                               "seven_to_deck": True}],
+    ids=_name,
+)
+def test_full_state_follows_the_aec_env(options: dict[str, Any]) -> None:
+    assert _play_along(options, games=30, seed=5) > 0
+
+
+def _state(config: rules.Config, hands: list[str], palettes: list[str], **fields: Any) -> rules.State:
+    """A hand-built state: ``hands``/``palettes`` as card names, the rest rules.State fields."""
+    n = config.num_players
+
+    def mask(text: str) -> int:
+        return sum(1 << c for c in parse_cards(text))
+
+    base = rules.State(
+        config=config, hands=tuple(mask(h) for h in hands), palettes=tuple(mask(p) for p in palettes),
+        deck=(), active=(1 << n) - 1, player=0, known_hands=(0,) * n, out_hidden=(0,) * n, scores=(0,) * n,
+    )
+    return base._replace(**fields)
+
+
+def test_elimination_pays_on_its_step_and_skips_the_seat() -> None:
+    # Rulebook play (strict=False), 3 players, rule Red. P0 (palette G2) plays B3: B3 < R6 of
+    # P1 under Red, so P0 is not winning at the end of its turn and is out: -1 to P0 on that
+    # step, and the next decision is P1's (no dead step).
+    config = rules.Config(num_players=3, strict=False)
+    state = _state(config, ["B3 Y4", "V1", "O2"], ["G2", "R6", "V5"])
+    vec = vector.make("red7_v0", num_envs=1, seed=0, num_players=3, strict=False)
+    vec.load(0, state)
+    card = parse_cards("B3")[0]
+    _, _, player, rewards, done = vec.step(np.array([PLAY0 + card]))
+    assert rewards[0].tolist() == [-1.0, 0.0, 0.0]
+    assert not done[0] and int(player[0]) == 1
+    assert vec.state(0).active == 0b110
+    # P1 gives up: P2 is the last player standing, +1 to P2, -1 to P1, and the game restarts.
+    _, _, _, rewards, done = vec.step(np.array([GIVE_UP]))
+    assert rewards[0].tolist() == [0.0, -1.0, 1.0]
+    assert done[0]
+    assert vec.state(0).round_number == 1 and vec.state(0).active == 0b111
+
+
+def test_strict_mask_of_a_hand_built_position() -> None:
+    # Strict rules, 2 players, rule Red; P0 palette O3, P1 palette Y5; P0 holds R6, V2, B4.
+    # Under Red P1 leads (Y5 > O3): playing R6 wins (R6 > Y5); V2 and B4 do not. Discarding
+    # V2 makes Violet the rule (cards below 4: P0 has O3, P1 none): winning; B4 makes Blue the
+    # rule (one colour each, highest card Y5 > O3): losing. Play R6 then discard B4: Blue,
+    # two colours against one: winning; play B4 then discard V2: Violet, O3 alone: winning.
+    config = rules.Config()
+    state = _state(config, ["R6 V2 B4", "G7"], ["O3", "Y5"])
+    vec = vector.make("red7_v0", num_envs=1, seed=0)
+    vec.load(0, state)
+    r6, v2, b4 = parse_cards("R6 V2 B4")
+    expected = {GIVE_UP, PLAY0 + r6, DISCARD0 + v2}
+    expected |= {pair_action(r6, b4), pair_action(r6, v2)}  # R6 wins under Blue and Violet
+    expected |= {pair_action(b4, v2)}  # O3 + B4 under Violet: O3 alone, P1 none
+    expected |= {pair_action(v2, b4)}  # O3 + V2 under Blue: two colours against one
+    assert set(np.flatnonzero(vec.mask[0]).tolist()) == expected
+    env = raw_env()
+    env.reset(seed=0)
+    env.set_game_state(state)
+    assert set(np.flatnonzero(env.action_mask()).tolist()) == expected
+
+
+def test_threaded_and_serial_kernels_agree() -> None:
+    # The differential runs 3 slots (the serial kernel); the threaded kernel must give the same
+    # games slot for slot, whichever kernel the timing-based chooser would pick.
+    options = {"num_players": 3, "advanced": True, "action_rule": True}
+    serial = vector.make("red7_v0", num_envs=48, seed=9, **options)
+    threaded = vector.make("red7_v0", num_envs=48, seed=9, **options)
+    serial.chooser.enabled = serial.chooser.parallel = False
+    threaded.chooser.enabled, threaded.chooser.parallel = False, True
+    rng = np.random.default_rng(4)
+    for _ in range(60):
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in serial.mask])
+        serial.step(actions)
+        threaded.step(actions)
+        for name in ("obs", "mask", "player", "rewards", "done", "truncated", "steps", "slots"):
+            assert np.array_equal(getattr(serial, name), getattr(threaded, name)), name
+
+
+@pytest.mark.parametrize("parallel_seconds, expected", [(0.010, False), (0.0005, True)])
+def test_kernel_chooser_keeps_the_faster_kernel(parallel_seconds: float, expected: bool) -> None:
+    from cardgames_env.vector.red7 import KernelChooser, _step_parallel
+
+    chooser = KernelChooser(threaded=True)
+    for _ in range(2000):  # serial steps take 1 ms; threaded ones parallel_seconds
+        chooser.record(parallel_seconds if chooser.kernel() is _step_parallel else 0.001)
+    assert chooser.parallel is expected
+    assert not KernelChooser(threaded=False).parallel
