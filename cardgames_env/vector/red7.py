@@ -973,6 +973,10 @@ def _write_outputs(
 
 
 # -- batched drivers -------------------------------------------------------------------------
+DEAL = -2
+"""Action that makes the step kernel deal a fresh game into a slot (``reset``)."""
+
+
 @njit(cache=True)
 def _step_slot(
     S: np.ndarray, i: int, action: int, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
@@ -980,12 +984,19 @@ def _step_slot(
     steps: np.ndarray, rng_state: np.ndarray,
 ) -> None:
     """One decision in slot ``i``: apply, deal a due round, pay rewards, restart a finished game.
-    ``action`` -1: deal a fresh game instead (``reset``)."""
+    ``action`` :data:`DEAL` (-2): deal a fresh game instead (``reset``); ``base.STAY`` (-1): the
+    slot sits the step out, with zero rewards and its outputs unchanged."""
     n = cfg[C_N]
     row = S[i]
-    if action < 0:
+    if action == DEAL:
         _new_game(row, cfg, rng_state, i)
         _write_outputs(S, i, cfg, offs, obs, mask, player)
+        return
+    if action < 0:
+        for s in range(n):
+            rewards[i, s] = 0.0
+        done[i] = False
+        truncated[i] = False
         return
     for s in range(n):  # the returns before the move (small integers: exact in float32)
         rewards[i, s] = _seat_return(row, cfg, s)
@@ -1107,8 +1118,8 @@ class Red7VectorEnv(VectorEnv):
         """Picks the serial or the threaded step kernel (same results, speed only)."""
 
     def _reset_all(self) -> None:
-        # The step kernel deals a fresh game into every slot given action -1 (one compiled kernel).
-        deal = np.full(self.num_envs, -1, dtype=np.int64)
+        # The step kernel deals a fresh game into every slot given action DEAL (one compiled kernel).
+        deal = np.full(self.num_envs, DEAL, dtype=np.int64)
         _step_serial(
             self.slots, deal, self._cfg, self._offs, self.obs, self.mask, self.player, self.rewards,
             self.done, self.truncated, self.steps, self.rng_state,
