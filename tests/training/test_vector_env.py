@@ -28,11 +28,12 @@ def _engines() -> list[str]:
 ENGINES = _engines()
 
 
-StepRecord = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+StepRecord = tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def _record_engine_steps(env: VectorTrainingEnv) -> list[StepRecord]:
-    """Make ``env.engine.step`` log (moving slots, learner seats, rewards, done) per call."""
+    """Make ``env.engine.step`` log (learner's step?, moving slots, learner seats, rewards, done)
+    per call: the learner's own actions come without ``active``, the opponents' with it."""
     log: list[StepRecord] = []
     engine = env.engine
     step = engine.step
@@ -41,7 +42,7 @@ def _record_engine_steps(env: VectorTrainingEnv) -> list[StepRecord]:
         seats = env.seat.copy()
         result = step(actions, active)
         moving = np.ones(engine.num_envs, dtype=bool) if active is None else active.copy()
-        log.append((moving, seats, engine.rewards.copy(), engine.done.copy()))
+        log.append((active is None, moving, seats, engine.rewards.copy(), engine.done.copy()))
         return result
 
     engine.step = logged  # type: ignore[method-assign]
@@ -65,12 +66,16 @@ def test_episode_returns_are_the_learner_seat_rewards_of_its_game(name: str) -> 
             reported[i].append(infos[i]["episode"]["r"])
     expected: list[list[float]] = [[] for _ in range(6)]
     running = np.zeros(6)
-    for moving, seats, rewards, done in log:
+    learner_moved = np.zeros(6, dtype=bool)
+    for learner_step, moving, seats, rewards, done in log:
         for i in np.flatnonzero(moving):
             running[i] += rewards[i, seats[i]]
+            learner_moved[i] |= learner_step
             if done[i]:
-                expected[i].append(running[i])
+                if learner_moved[i]:  # a game the learner never moved in is no episode of its
+                    expected[i].append(running[i])
                 running[i] = 0.0
+                learner_moved[i] = False
     for i in range(6):
         assert reported[i], "every slot finished games"
         assert np.allclose(reported[i], expected[i][: len(reported[i])], atol=1e-9)
