@@ -57,6 +57,18 @@ STAY = -1
 """Action of a slot that sits out a ``step(actions, active)`` call (passed to ``_step``)."""
 
 
+def available() -> list[str]:
+    """Names of the envs whose batched engine is installed (its module imports)."""
+    names = []
+    for name, target in VECTOR_ENVS.items():
+        try:
+            importlib.import_module(target.split(":")[0])
+        except ModuleNotFoundError:
+            continue
+        names.append(name)
+    return names
+
+
 def make(name: str, num_envs: int, seed: int | None = 0, **options: Any) -> VectorEnv:
     """Return the batched engine of env ``name`` with ``num_envs`` slots, reset with ``seed``.
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 
@@ -13,19 +11,7 @@ from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.registry import load
 from cardgames_env.training.vector_env import VectorTrainingEnv
 
-
-def _engines() -> list[str]:
-    names = []
-    for name, target in vector.VECTOR_ENVS.items():
-        try:
-            importlib.import_module(target.split(":")[0])
-        except ModuleNotFoundError:
-            continue
-        names.append(name)
-    return names
-
-
-ENGINES = _engines()
+ENGINES = vector.available()
 
 
 StepRecord = tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray]

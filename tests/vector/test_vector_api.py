@@ -2,26 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pytest
 
 from cardgames_env import registry, vector
 
-
-def _available() -> list[str]:
-    names = []
-    for name, target in vector.VECTOR_ENVS.items():
-        try:
-            importlib.import_module(target.split(":")[0])
-        except ModuleNotFoundError:
-            continue
-        names.append(name)
-    return names
-
-
-ENGINES = _available()
+ENGINES = vector.available()
 
 
 def _random_actions(vec: vector.VectorEnv, rng: np.random.Generator) -> np.ndarray:
