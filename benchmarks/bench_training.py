@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib
 import io
 import json
 import os
@@ -54,13 +53,7 @@ def run(env_name: str, engine: str, steps: int, opponents: str | None, seed: int
 
 def main() -> None:
     """Print the side-by-side table."""
-    available = []
-    for name, target in vector.VECTOR_ENVS.items():
-        try:
-            importlib.import_module(target.split(":")[0])
-            available.append(name)
-        except ModuleNotFoundError:
-            pass
+    available = vector.available()
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
