@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -39,13 +40,13 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.tune.registry import register_env
 
 from cardgames_env.agents.base import make_agent
+from cardgames_env.agents.model import SIDECAR_FORMAT, env_signature
+from cardgames_env.agents.rllib_agent import SIDECAR
 from cardgames_env.registry import load
 
 SETUPS = ("selfplay", "random", "heuristic")
 """Policy setups of :func:`build_config`: one shared policy, or a learner against frozen
 random or heuristic opponents."""
-SIDECAR = "cardgames.json"
-"""File in a checkpoint folder naming the env and options it was trained for."""
 
 
 def _masked_space(env: Any) -> gym.spaces.Dict:
@@ -80,7 +81,8 @@ class RLlibCardGameEnv(MultiAgentEnv):
         space = _masked_space(self.raw)
         self.observation_spaces = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = {a: self.raw.action_space(a) for a in self.possible_agents}
-        self._pending: dict[str, float] = {}
+        self._seen: set[str] = set()
+        self._leaving: dict[str, tuple[dict[str, np.ndarray], bool, bool]] = {}
 
     def _observation(self, agent: str) -> dict[str, np.ndarray]:
         observed = self.raw.observe(agent)
@@ -93,15 +95,17 @@ class RLlibCardGameEnv(MultiAgentEnv):
         """Deal a new game; return the first mover's observation."""
         self.raw.reset(seed=seed)
         self.agents = list(self.raw.agents)
-        self._pending = dict.fromkeys(self.possible_agents, 0.0)
         mover = self.raw.agent_selection
+        self._seen = {mover}
+        self._leaving = {}
         return {mover: self._observation(mover)}, {}
 
     def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         """Play the mover's action; return the next mover's observation and every reward paid.
 
         Raises:
-            ValueError: when ``action_dict`` has no action for the agent to move, or an illegal one.
+            ValueError: when ``action_dict`` has no action for the agent to move.
+            IllegalMoveError: for an illegal action (the env's state is unchanged).
         """
         raw = self.raw
         mover = raw.agent_selection
@@ -111,19 +115,29 @@ class RLlibCardGameEnv(MultiAgentEnv):
         # Every seat's reward of this step, zeros included: RLlib wants one for each agent it
         # sends an observation, and adds those of waiting seats to their next transition.
         rewards = {a: float(r) for a, r in raw.rewards.items()}
-        observations: dict[str, Any] = {}
-        terminateds: dict[str, bool] = {}
-        truncateds: dict[str, bool] = {}
-        # Dead steps: an eliminated seat (Red7) leaves now, with its final observation.
+        # Dead steps: a seat eliminated now (Red7) leaves with its final observation.
         while raw.agents and (raw.terminations[raw.agent_selection] or raw.truncations[raw.agent_selection]):
             if all(raw.terminations[a] or raw.truncations[a] for a in raw.agents):
                 break  # the game is over: handled below for every seat at once
             gone = raw.agent_selection
-            observations[gone] = self._observation(gone)
-            terminateds[gone] = bool(raw.terminations[gone])
-            truncateds[gone] = bool(raw.truncations[gone])
+            self._leaving[gone] = (
+                self._observation(gone), bool(raw.terminations[gone]), bool(raw.truncations[gone])
+            )
             raw.step(None)
+        observations: dict[str, Any] = {}
+        terminateds: dict[str, bool] = {}
+        truncateds: dict[str, bool] = {}
         over = not raw.agents or all(raw.terminations[a] or raw.truncations[a] for a in raw.agents)
+        # RLlib ends an episode once every agent it has seen is done, so a seat eliminated
+        # before any other live seat has moved (Red7: a fold on the first turn) is reported
+        # with the next step, when a live seat has been seen.
+        if over or self._seen & set(raw.agents):
+            for gone, (observation, terminated, truncated) in self._leaving.items():
+                observations[gone] = observation
+                terminateds[gone] = terminated
+                truncateds[gone] = truncated
+                rewards.setdefault(gone, 0.0)
+            self._leaving = {}
         if over:
             truncated = any(raw.truncations.values())
             for agent in raw.agents:
@@ -136,7 +150,8 @@ class RLlibCardGameEnv(MultiAgentEnv):
             return observations, rewards, terminateds, truncateds, {}
         nxt = raw.agent_selection
         observations[nxt] = self._observation(nxt)
-        self.agents = list(raw.agents)
+        self._seen.add(nxt)
+        self.agents = list(raw.agents) + list(self._leaving)
         terminateds["__all__"] = False
         truncateds["__all__"] = False
         return observations, rewards, terminateds, truncateds, {}
@@ -162,8 +177,11 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
     """
 
     def __init__(self, *, observation_space: gym.Space | None = None, **kwargs: Any):
-        if not isinstance(observation_space, gym.spaces.Dict) or "action_mask" not in observation_space.spaces:
-            raise ValueError("MaskedPPOModule needs a Dict observation space with 'observations' and 'action_mask'")
+        spaces = getattr(observation_space, "spaces", {})
+        if not isinstance(observation_space, gym.spaces.Dict) or "action_mask" not in spaces:
+            raise ValueError(
+                "MaskedPPOModule needs a Dict observation space with 'observations' and 'action_mask'"
+            )
         self.masked_space = observation_space
         super().__init__(observation_space=observation_space["observations"], **kwargs)
 
@@ -215,7 +233,9 @@ class _FrozenModule(RLModule):
         return {Columns.ACTIONS: self._choose(observations, masks)}
 
     def _forward_train(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        raise NotImplementedError(f"{type(self).__name__} is a frozen opponent: leave it out of policies_to_train")
+        raise NotImplementedError(
+            f"{type(self).__name__} is a frozen opponent: leave it out of policies_to_train"
+        )
 
 
 class RandomModule(_FrozenModule):
@@ -302,7 +322,8 @@ def build_config(
 
         def mapping(agent_id: str, episode: Any, **kwargs: Any) -> str:
             seat = int(agent_id.rsplit("_", 1)[1])
-            return "learner" if seat == hash(episode.id_) % seats else "opponent"
+            # The learner's seat is drawn from the episode id (a uuid hex): every seat over time.
+            return "learner" if seat == zlib.crc32(str(episode.id_).encode()) % seats else "opponent"
 
     return (
         PPOConfig()
@@ -314,7 +335,9 @@ def build_config(
         .python_environment(extra_python_environs_for_worker={"OMP_NUM_THREADS": "1"})
         .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=trained)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
-        .training(train_batch_size_per_learner=train_batch, minibatch_size=minibatch, num_epochs=epochs, lr=lr)
+        .training(
+            train_batch_size_per_learner=train_batch, minibatch_size=minibatch, num_epochs=epochs, lr=lr
+        )
         .debugging(seed=seed)
     )
 
@@ -370,17 +393,20 @@ def train(
         for i in range(iterations):
             result = algo.train()
             runners = result.get("env_runners", {})
-            sampled = int(result.get("num_env_steps_sampled_lifetime", runners.get("num_env_steps_sampled_lifetime", 0)))
+            key = "num_env_steps_sampled_lifetime"
+            sampled = int(result.get(key, runners.get(key, 0)))
             log(f"iteration {i + 1}/{iterations}: {sampled} env steps sampled, "
                 f"episode return mean {runners.get('episode_return_mean', float('nan')):.3f}")
         seconds = time.perf_counter() - start
         checkpoint = out / "checkpoint"
         algo.save_to_path(str(checkpoint.resolve()))
         module = "shared" if setup == "selfplay" else "learner"
-        (checkpoint / SIDECAR).write_text(
-            json.dumps({"env": env_name, "options": dict(options or {}), "module": module}, indent=2) + "\n",
-            encoding="utf-8",
-        )
+        sidecar = {
+            "format": SIDECAR_FORMAT, **env_signature(load(env_name).raw_env(**dict(options or {}))),
+            "backend": "rllib", "module": module, "setup": setup, "iterations": iterations,
+            "env_steps_sampled": sampled,
+        }
+        (checkpoint / SIDECAR).write_text(json.dumps(sidecar, indent=2, default=str) + "\n", encoding="utf-8")
         algo.stop()
     finally:
         if started_here:
