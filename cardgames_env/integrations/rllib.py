@@ -37,7 +37,6 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
-from ray.tune.registry import register_env
 
 from cardgames_env.agents.base import make_agent
 from cardgames_env.agents.model import SIDECAR_FORMAT, env_signature
@@ -262,11 +261,6 @@ class HeuristicModule(_FrozenModule):
         return np.array([act(o, m.astype(np.int8)) for o, m in zip(observations, masks)], dtype=np.int64)
 
 
-def env_id(env_name: str) -> str:
-    """The RLlib env id under which :func:`build_config` registers ``env_name``."""
-    return f"cardgames_{env_name.removeprefix('cardgames/')}"
-
-
 def build_config(
     env_name: str,
     options: Mapping[str, Any] | None = None,
@@ -293,7 +287,6 @@ def build_config(
         raise ValueError(f"setup must be one of {', '.join(SETUPS)}, got {setup!r}")
     options = dict(options or {})
     probe = RLlibCardGameEnv({"env": env_name, "options": options})
-    register_env(env_id(env_name), lambda cfg: RLlibCardGameEnv(cfg))
     space = probe.observation_spaces[probe.possible_agents[0]]
     action_space = probe.action_spaces[probe.possible_agents[0]]
     learner = RLModuleSpec(
@@ -329,7 +322,7 @@ def build_config(
         PPOConfig()
         # RLlib's env pre-check plays unmasked random actions, which a card game refuses.
         .environment(
-            env=env_id(env_name), env_config={"env": env_name, "options": options}, disable_env_checking=True
+            env=RLlibCardGameEnv, env_config={"env": env_name, "options": options}, disable_env_checking=True
         )
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner)
         .python_environment(extra_python_environs_for_worker={"OMP_NUM_THREADS": "1"})
@@ -429,6 +422,5 @@ __all__ = [
     "RandomModule",
     "SETUPS",
     "build_config",
-    "env_id",
     "train",
 ]
