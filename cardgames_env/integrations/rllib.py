@@ -7,8 +7,10 @@ Install with ``pip install "cardgames-env[rllib]"``. Three pieces:
   ``{"observations": float32 vector, "action_mask": float32 0/1 vector}`` (the layout RLlib's
   action-masking modules read). Every seat's rewards are reported on the step they are paid
   (payouts on other seats' turns included: RLlib adds them to that seat's next transition);
-  a Red7 seat that is eliminated gets its final observation with ``terminated=True``; at the
-  end every seat gets its final observation and ``__all__`` ends the episode for all.
+  a Red7 seat that is eliminated gets its final observation with ``terminated=True`` (with
+  the next step if no other live seat has moved yet: RLlib ends an episode once every agent
+  it has seen is done); at the end every seat gets its final observation and ``__all__``
+  ends the episode for all.
 * :class:`MaskedPPOModule` — RLlib's default PPO torch module with the illegal actions'
   logits pushed to the float minimum before sampling, in training and in inference alike, so
   it never picks an illegal action; :class:`RandomModule` and :class:`HeuristicModule` are
@@ -16,7 +18,9 @@ Install with ``pip install "cardgames-env[rllib]"``. Three pieces:
 * :func:`build_config` — a ``PPOConfig`` for one env in one of the two usual setups: one
   shared policy for every seat (self-play) or a learner against frozen opponents.
 
-``cardgames train ENV --backend rllib`` runs :func:`train` (see ``docs/distributed.md``).
+``cardgames train ENV --backend rllib`` runs :func:`train` (see ``docs/distributed.md``); the
+checkpoint folder it writes plays as an agent through
+:class:`cardgames_env.agents.rllib_agent.RLlibAgent`.
 """
 
 from __future__ import annotations

@@ -238,6 +238,13 @@ def test_training_leaves_a_checkpoint_that_eval_loads(checkpoint, capsys):
     assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])] == 1
 
 
+def test_play_and_league_take_the_checkpoint(checkpoint, tmp_path, capsys):
+    assert cli.main(["play", "red7_v0", "--agents", f"{checkpoint},random", "--quiet", "--seed", "2"]) == 0
+    assert "points:" in capsys.readouterr().out
+    assert cli.main(["league", "red7_v0", "--agents", f"random,{checkpoint}", "--games", "2"]) == 0
+    assert "checkpoint" in capsys.readouterr().out
+
+
 def test_checkpoint_for_another_variant_is_refused(checkpoint, capsys):
     with pytest.raises(ValueError, match="options"):
         make_agent(str(checkpoint), load("red7_v0").raw_env(num_players=3), seed=0)
