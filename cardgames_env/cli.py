@@ -10,6 +10,7 @@ Examples::
     cardgames replay games.jsonl --game 1
     cardgames serve --port 8000
     cardgames train gongzhu_v0 --timesteps 300000 --opponents selfplay --out runs/gongzhu
+    cardgames train gongzhu_v0 --backend rllib --num-env-runners 2 --iterations 20
     cardgames eval gongzhu_v0 --agent runs/gongzhu --vs heuristic --games 400
     cardgames league gongzhu_v0 --agents random,heuristic,runs/gongzhu --out runs/league
 """
@@ -294,9 +295,60 @@ def check_agents(name: str, options: Sequence[str], specs: Sequence[str]) -> Non
             raise UsageError(str(error)) from None
 
 
+RLLIB_ONLY = ("num_env_runners", "envs_per_runner", "address", "iterations", "rllib_setup")
+"""``cardgames train`` options of the RLlib backend (defaults None)."""
+SB3_ONLY = ("timesteps", "opponents", "n_envs", "vec_env", "engine", "eval_games", "config")
+"""``cardgames train`` options of the SB3 backend (defaults None)."""
+
+
+def check_address(address: str | None) -> str | None:
+    """Return a Ray cluster address (``auto`` or ``HOST:PORT``), or raise a UsageError."""
+    if address is None or address == "auto":
+        return address
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UsageError(f"--address must be 'auto' or HOST:PORT, got {address!r}")
+    return address
+
+
+def cmd_train_rllib(args: argparse.Namespace, options: dict[str, Any]) -> int:
+    """Train with RLlib PPO (see :mod:`cardgames_env.integrations.rllib`)."""
+    given = [name for name in SB3_ONLY if getattr(args, name) is not None]
+    if given:
+        raise UsageError(f"--{given[0].replace('_', '-')} belongs to --backend sb3, not rllib")
+    for value, what in ((args.iterations, "--iterations"), (args.envs_per_runner, "--envs-per-runner")):
+        if value is not None:
+            positive(value, what)
+    if args.num_env_runners is not None and args.num_env_runners < 0:
+        raise UsageError(f"--num-env-runners must be 0 or more, got {args.num_env_runners}")
+    address = check_address(args.address)
+    try:
+        from .integrations.rllib import train as train_rllib
+    except ImportError as error:
+        raise UsageError(
+            f"--backend rllib needs the 'rllib' extra (pip install cardgames-env[rllib]): {error}"
+        ) from None
+    setup = args.rllib_setup or "selfplay"
+    out = args.out or f"runs/{args.env.removeprefix('cardgames/')}-rllib-{setup}-s{args.seed}"
+    try:
+        train_rllib(
+            args.env, options=options, setup=setup, iterations=args.iterations or 10,
+            num_env_runners=args.num_env_runners or 0, envs_per_runner=args.envs_per_runner or 8,
+            address=address, out=out, seed=args.seed,
+        )
+    except (ValueError, ConnectionError) as error:
+        raise UsageError(str(error)) from None
+    return 0
+
+
 def cmd_train(args: argparse.Namespace) -> int:
-    """Train a MaskablePPO agent (see :mod:`cardgames_env.training.train`)."""
+    """Train a MaskablePPO agent (see :mod:`cardgames_env.training.train`), or with RLlib."""
     options = env_options(args.env, args.option)
+    if getattr(args, "backend", "sb3") == "rllib":
+        return cmd_train_rllib(args, options)
+    given = [name for name in RLLIB_ONLY if getattr(args, name, None) is not None]
+    if given:
+        raise UsageError(f"--{given[0].replace('_', '-')} belongs to --backend rllib")
     for value, what in ((args.timesteps, "--timesteps"), (args.n_envs, "--n-envs"),
                         (args.eval_games, "--eval-games")):
         if value is not None:
@@ -448,6 +500,19 @@ def build_parser() -> argparse.ArgumentParser:
     p_train.add_argument("--config", default=None, help="a JSON file overriding the game's defaults")
     p_train.add_argument("--no-progress", action="store_true", help="no progress bar")
     _option_argument(p_train)
+    p_train.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+                         help="sb3: MaskablePPO in one process (default); rllib: Ray RLlib PPO "
+                         "(the rllib extra)")
+    p_train.add_argument("--num-env-runners", type=int, default=None,
+                         help="rllib: sampling processes (0 = sample in the driver; default 0)")
+    p_train.add_argument("--envs-per-runner", type=int, default=None,
+                         help="rllib: envs per env runner (default 8)")
+    p_train.add_argument("--address", default=None,
+                         help="rllib: Ray cluster to join, auto or HOST:PORT (default: start Ray locally)")
+    p_train.add_argument("--iterations", type=int, default=None,
+                         help="rllib: training iterations (default 10)")
+    p_train.add_argument("--rllib-setup", choices=("selfplay", "random", "heuristic"), default=None,
+                         help="rllib: one shared policy, or a learner against frozen random/heuristic seats")
     p_train.set_defaults(func=cmd_train)
 
     p_eval = sub.add_parser("eval", help="evaluate an agent against another over seeded games")

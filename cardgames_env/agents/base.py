@@ -70,7 +70,8 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
 
     Args:
         kind: ``"random"``, ``"heuristic"``, or a path to a model saved by ``cardgames train``
-            (its ``.zip``, the zip without suffix, or the run folder holding ``model.zip``).
+            (its ``.zip``, the zip without suffix, or the run folder holding ``model.zip``), or
+            an RLlib checkpoint folder (``cardgames.json`` + ``rllib_checkpoint.json``; needs ray).
         env: the env the agent will play (its encoding tells heuristics how to read
             observations; a model must have been trained for this env and variant).
         seed: seed of the agent's own randomness.
@@ -90,6 +91,10 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
         cls = getattr(importlib.import_module(module_name), class_name)
         agent: Agent = cls(raw.encoding, seed=seed)
         return agent
+    from .rllib_agent import RLlibAgent, looks_like_rllib_checkpoint
+
+    if looks_like_rllib_checkpoint(kind):
+        return RLlibAgent.load(kind, env=env, seed=seed)
     if looks_like_model_path(kind):
         return ModelAgent.load(kind, env=env, seed=seed)
     raise ValueError(

@@ -1,0 +1,1 @@
+"""Adapters to other RL libraries (each behind its own optional extra)."""

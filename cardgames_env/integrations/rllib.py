@@ -1,0 +1,430 @@
+"""Ray RLlib (new API stack): a multi-agent env adapter and action-masking modules for every env.
+
+Install with ``pip install "cardgames-env[rllib]"``. Three pieces:
+
+* :class:`RLlibCardGameEnv` — an RLlib ``MultiAgentEnv`` over any registered AEC env,
+  turn-based: each step returns the observation of the agent to move only, as
+  ``{"observations": float32 vector, "action_mask": float32 0/1 vector}`` (the layout RLlib's
+  action-masking modules read). Every seat's rewards are reported on the step they are paid
+  (payouts on other seats' turns included: RLlib adds them to that seat's next transition);
+  a Red7 seat that is eliminated gets its final observation with ``terminated=True`` (with
+  the next step if no other live seat has moved yet: RLlib ends an episode once every agent
+  it has seen is done); at the end every seat gets its final observation and ``__all__``
+  ends the episode for all.
+* :class:`MaskedPPOModule` — RLlib's default PPO torch module with the illegal actions'
+  logits pushed to the float minimum before sampling, in training and in inference alike, so
+  it never picks an illegal action; :class:`RandomModule` and :class:`HeuristicModule` are
+  frozen opponents (uniform over legal actions; the package's heuristic).
+* :func:`build_config` — a ``PPOConfig`` for one env in one of the two usual setups: one
+  shared policy for every seat (self-play) or a learner against frozen opponents.
+
+``cardgames train ENV --backend rllib`` runs :func:`train` (see ``docs/distributed.md``); the
+checkpoint folder it writes plays as an agent through
+:class:`cardgames_env.agents.rllib_agent.RLlibAgent`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import zlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from ray.rllib.algorithms.ppo import PPOConfig
+from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from cardgames_env.agents.base import make_agent
+from cardgames_env.agents.model import SIDECAR_FORMAT, env_signature
+from cardgames_env.agents.rllib_agent import SIDECAR
+from cardgames_env.registry import load
+
+SETUPS = ("selfplay", "random", "heuristic")
+"""Policy setups of :func:`build_config`: one shared policy, or a learner against frozen
+random or heuristic opponents."""
+
+
+def _masked_space(env: Any) -> gym.spaces.Dict:
+    """The observation space RLlib sees: the observation and a float 0/1 mask."""
+    encoding = env.encoding
+    return gym.spaces.Dict(
+        {
+            "observations": gym.spaces.Box(-np.inf, np.inf, (encoding.observation_size,), np.float32),
+            "action_mask": gym.spaces.Box(0.0, 1.0, (encoding.num_actions,), np.float32),
+        }
+    )
+
+
+class RLlibCardGameEnv(MultiAgentEnv):
+    """An RLlib multi-agent env over one registered AEC env (see the module docstring).
+
+    Args:
+        config: ``{"env": "gongzhu_v0", "options": {...}}`` (RLlib passes ``env_config``).
+
+    Raises:
+        ValueError: for an unknown env or bad options.
+    """
+
+    def __init__(self, config: Mapping[str, Any] | None = None):
+        super().__init__()
+        config = dict(config or {})
+        if "env" not in config:
+            raise ValueError("RLlibCardGameEnv needs env_config={'env': <env name>, 'options': {...}}")
+        self.raw = load(str(config["env"])).raw_env(**dict(config.get("options") or {}))
+        self.possible_agents = list(self.raw.possible_agents)
+        self.agents = list(self.possible_agents)
+        space = _masked_space(self.raw)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.action_spaces = {a: self.raw.action_space(a) for a in self.possible_agents}
+        self._seen: set[str] = set()
+        self._leaving: dict[str, tuple[dict[str, np.ndarray], bool, bool]] = {}
+
+    def _observation(self, agent: str) -> dict[str, np.ndarray]:
+        observed = self.raw.observe(agent)
+        return {
+            "observations": observed["observation"],
+            "action_mask": observed["action_mask"].astype(np.float32),
+        }
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """Deal a new game; return the first mover's observation."""
+        self.raw.reset(seed=seed)
+        self.agents = list(self.raw.agents)
+        mover = self.raw.agent_selection
+        self._seen = {mover}
+        self._leaving = {}
+        return {mover: self._observation(mover)}, {}
+
+    def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        """Play the mover's action; return the next mover's observation and every reward paid.
+
+        Raises:
+            ValueError: when ``action_dict`` has no action for the agent to move.
+            IllegalMoveError: for an illegal action (the env's state is unchanged).
+        """
+        raw = self.raw
+        mover = raw.agent_selection
+        if mover not in action_dict:
+            raise ValueError(f"{mover} is to move; action_dict has {sorted(action_dict)}")
+        raw.step(int(action_dict[mover]))
+        # Every seat's reward of this step, zeros included: RLlib wants one for each agent it
+        # sends an observation, and adds those of waiting seats to their next transition.
+        rewards = {a: float(r) for a, r in raw.rewards.items()}
+        # Dead steps: a seat eliminated now (Red7) leaves with its final observation.
+        while raw.agents and (raw.terminations[raw.agent_selection] or raw.truncations[raw.agent_selection]):
+            if all(raw.terminations[a] or raw.truncations[a] for a in raw.agents):
+                break  # the game is over: handled below for every seat at once
+            gone = raw.agent_selection
+            self._leaving[gone] = (
+                self._observation(gone), bool(raw.terminations[gone]), bool(raw.truncations[gone])
+            )
+            raw.step(None)
+        observations: dict[str, Any] = {}
+        terminateds: dict[str, bool] = {}
+        truncateds: dict[str, bool] = {}
+        over = not raw.agents or all(raw.terminations[a] or raw.truncations[a] for a in raw.agents)
+        # RLlib ends an episode once every agent it has seen is done, so a seat eliminated
+        # before any other live seat has moved (Red7: a fold on the first turn) is reported
+        # with the next step, when a live seat has been seen.
+        if over or self._seen & set(raw.agents):
+            for gone, (observation, terminated, truncated) in self._leaving.items():
+                observations[gone] = observation
+                terminateds[gone] = terminated
+                truncateds[gone] = truncated
+                rewards.setdefault(gone, 0.0)
+            self._leaving = {}
+        if over:
+            truncated = any(raw.truncations.values())
+            for agent in raw.agents:
+                observations[agent] = self._observation(agent)
+                terminateds[agent] = not truncated
+                truncateds[agent] = truncated
+            terminateds["__all__"] = not truncated
+            truncateds["__all__"] = truncated
+            self.agents = []
+            return observations, rewards, terminateds, truncateds, {}
+        nxt = raw.agent_selection
+        observations[nxt] = self._observation(nxt)
+        self._seen.add(nxt)
+        self.agents = list(raw.agents) + list(self._leaving)
+        terminateds["__all__"] = False
+        truncateds["__all__"] = False
+        return observations, rewards, terminateds, truncateds, {}
+
+
+def _split(batch: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Return ``(mask, batch with the plain observations under OBS)``."""
+    obs = batch[Columns.OBS]
+    if not isinstance(obs, Mapping):
+        raise ValueError("the observation must be {'observations': ..., 'action_mask': ...}")
+    batch = dict(batch)
+    batch[Columns.OBS] = obs["observations"]
+    return obs["action_mask"], batch
+
+
+class MaskedPPOModule(DefaultPPOTorchRLModule):
+    """RLlib's default PPO torch module, with illegal actions masked out of the logits.
+
+    The networks are built for the ``observations`` part of the Dict space; the
+    ``action_mask`` part sets the logits of illegal actions to the float minimum in every
+    forward pass (exploration, inference and training), so sampling and argmax never pick
+    one and the PPO loss sees the same distribution the env runners sampled from.
+    """
+
+    def __init__(self, *, observation_space: gym.Space | None = None, **kwargs: Any):
+        spaces = getattr(observation_space, "spaces", {})
+        if not isinstance(observation_space, gym.spaces.Dict) or "action_mask" not in spaces:
+            raise ValueError(
+                "MaskedPPOModule needs a Dict observation space with 'observations' and 'action_mask'"
+            )
+        self.masked_space = observation_space
+        super().__init__(observation_space=observation_space["observations"], **kwargs)
+
+    def setup(self) -> None:
+        """Build the default networks for the plain observations, then expose the Dict space."""
+        super().setup()
+        self.observation_space = self.masked_space
+
+    @staticmethod
+    def _mask(outs: dict[str, Any], mask: Any) -> dict[str, Any]:
+        import torch
+
+        logits = outs[Columns.ACTION_DIST_INPUTS]
+        outs[Columns.ACTION_DIST_INPUTS] = torch.where(
+            mask > 0.5, logits, torch.full_like(logits, torch.finfo(logits.dtype).min)
+        )
+        return outs
+
+    def _forward_inference(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        mask, plain = _split(batch)
+        return self._mask(super()._forward_inference(plain, **kwargs), mask)
+
+    def _forward_exploration(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        mask, plain = _split(batch)
+        return self._mask(super()._forward_exploration(plain, **kwargs), mask)
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        mask, plain = _split(batch)
+        return self._mask(super()._forward_train(plain, **kwargs), mask)
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
+        """Values of the plain observations (the mask plays no part in the value head)."""
+        if isinstance(batch[Columns.OBS], Mapping):
+            _, batch = _split(batch)
+            embeddings = None
+        return super().compute_values(batch, embeddings)
+
+
+class _FrozenModule(RLModule):
+    """A module that picks actions from the observation and mask without learning."""
+
+    def _choose(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        obs = batch[Columns.OBS]
+        observations = np.asarray(obs["observations"], dtype=np.float32)
+        masks = np.asarray(obs["action_mask"]) > 0.5
+        return {Columns.ACTIONS: self._choose(observations, masks)}
+
+    def _forward_train(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        raise NotImplementedError(
+            f"{type(self).__name__} is a frozen opponent: leave it out of policies_to_train"
+        )
+
+
+class RandomModule(_FrozenModule):
+    """A frozen opponent playing uniformly among the legal actions."""
+
+    def setup(self) -> None:
+        self._rng = np.random.default_rng(self.model_config.get("seed") if self.model_config else None)
+
+    def _choose(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        keys = np.where(masks, self._rng.random(masks.shape), -1.0)
+        return keys.argmax(axis=1)
+
+
+class HeuristicModule(_FrozenModule):
+    """A frozen opponent playing the package's heuristic for the env in ``model_config``."""
+
+    def setup(self) -> None:
+        config = dict(self.model_config or {})
+        probe = load(config["env"]).raw_env(**dict(config.get("options") or {}))
+        self._agent = make_agent("heuristic", probe, seed=config.get("seed"))
+
+    def _choose(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        act = self._agent.act
+        return np.array([act(o, m.astype(np.int8)) for o, m in zip(observations, masks)], dtype=np.int64)
+
+
+def build_config(
+    env_name: str,
+    options: Mapping[str, Any] | None = None,
+    setup: str = "selfplay",
+    num_env_runners: int = 0,
+    envs_per_runner: int = 8,
+    hidden: tuple[int, ...] = (256, 256),
+    train_batch: int = 4000,
+    minibatch: int = 500,
+    epochs: int = 4,
+    lr: float = 3e-4,
+    seed: int = 0,
+) -> PPOConfig:
+    """Return a PPO config (new API stack) for ``env_name`` in the given policy setup.
+
+    ``selfplay``: one module ``shared`` plays every seat. ``random``/``heuristic``: module
+    ``learner`` plays one seat per episode (drawn from the episode id, so every seat over
+    time) and the frozen module ``opponent`` every other seat.
+
+    Raises:
+        ValueError: for an unknown env, bad options or setup.
+    """
+    if setup not in SETUPS:
+        raise ValueError(f"setup must be one of {', '.join(SETUPS)}, got {setup!r}")
+    options = dict(options or {})
+    probe = RLlibCardGameEnv({"env": env_name, "options": options})
+    space = probe.observation_spaces[probe.possible_agents[0]]
+    action_space = probe.action_spaces[probe.possible_agents[0]]
+    learner = RLModuleSpec(
+        module_class=MaskedPPOModule,
+        observation_space=space,
+        action_space=action_space,
+        model_config={"fcnet_hiddens": list(hidden), "vf_share_layers": False},
+    )
+    seats = len(probe.possible_agents)
+    if setup == "selfplay":
+        specs = {"shared": learner}
+        trained = ["shared"]
+
+        def mapping(agent_id: str, episode: Any, **kwargs: Any) -> str:
+            return "shared"
+    else:
+        frozen = RandomModule if setup == "random" else HeuristicModule
+        specs = {
+            "learner": learner,
+            "opponent": RLModuleSpec(
+                module_class=frozen, observation_space=space, action_space=action_space,
+                model_config={"env": env_name, "options": options, "seed": seed},
+            ),
+        }
+        trained = ["learner"]
+
+        def mapping(agent_id: str, episode: Any, **kwargs: Any) -> str:
+            seat = int(agent_id.rsplit("_", 1)[1])
+            # The learner's seat is drawn from the episode id (a uuid hex): every seat over time.
+            return "learner" if seat == zlib.crc32(str(episode.id_).encode()) % seats else "opponent"
+
+    return (
+        PPOConfig()
+        # RLlib's env pre-check plays unmasked random actions, which a card game refuses.
+        .environment(
+            env=RLlibCardGameEnv, env_config={"env": env_name, "options": options}, disable_env_checking=True
+        )
+        .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner)
+        .python_environment(extra_python_environs_for_worker={"OMP_NUM_THREADS": "1"})
+        .multi_agent(policies=set(specs), policy_mapping_fn=mapping, policies_to_train=trained)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .training(
+            train_batch_size_per_learner=train_batch, minibatch_size=minibatch, num_epochs=epochs, lr=lr
+        )
+        .debugging(seed=seed)
+    )
+
+
+def train(
+    env_name: str,
+    *,
+    options: Mapping[str, Any] | None = None,
+    setup: str = "selfplay",
+    iterations: int = 10,
+    num_env_runners: int = 0,
+    envs_per_runner: int = 8,
+    address: str | None = None,
+    out: str | Path = "runs/rllib",
+    seed: int = 0,
+    log: Any = print,
+    **config_kwargs: Any,
+) -> dict[str, Any]:
+    """Train with RLlib PPO for ``iterations`` iterations and save a checkpoint under ``out``.
+
+    Args:
+        address: a Ray cluster to join (``"auto"`` or ``"HOST:PORT"``); ``None`` starts Ray
+            locally in this process.
+
+    Returns:
+        The summary written to ``out/summary.json`` (iterations, env steps, seconds, sampling
+        throughput, the checkpoint folder).
+
+    Raises:
+        ValueError: for bad arguments (nothing is started then).
+    """
+    import ray
+
+    if iterations < 1:
+        raise ValueError(f"iterations must be >= 1, got {iterations}")
+    if num_env_runners < 0:
+        raise ValueError(f"num_env_runners must be >= 0, got {num_env_runners}")
+    out = Path(out)
+    config = build_config(
+        env_name, options, setup, num_env_runners=num_env_runners, envs_per_runner=envs_per_runner,
+        seed=seed, **config_kwargs,
+    )
+    out.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("RAY_DEDUP_LOGS", "0")
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        algo = config.build_algo()
+        start = time.perf_counter()
+        sampled = 0
+        result: dict[str, Any] = {}
+        for i in range(iterations):
+            result = algo.train()
+            runners = result.get("env_runners", {})
+            key = "num_env_steps_sampled_lifetime"
+            sampled = int(result.get(key, runners.get(key, 0)))
+            log(f"iteration {i + 1}/{iterations}: {sampled} env steps sampled, "
+                f"episode return mean {runners.get('episode_return_mean', float('nan')):.3f}")
+        seconds = time.perf_counter() - start
+        checkpoint = out / "checkpoint"
+        algo.save_to_path(str(checkpoint.resolve()))
+        module = "shared" if setup == "selfplay" else "learner"
+        sidecar = {
+            "format": SIDECAR_FORMAT, **env_signature(load(env_name).raw_env(**dict(options or {}))),
+            "backend": "rllib", "module": module, "setup": setup, "iterations": iterations,
+            "env_steps_sampled": sampled,
+        }
+        (checkpoint / SIDECAR).write_text(json.dumps(sidecar, indent=2, default=str) + "\n", encoding="utf-8")
+        algo.stop()
+    finally:
+        if started_here:
+            ray.shutdown()
+    summary = {
+        "env": env_name, "options": dict(options or {}), "setup": setup, "iterations": iterations,
+        "num_env_runners": num_env_runners, "envs_per_runner": envs_per_runner,
+        "env_steps_sampled": sampled, "seconds": round(seconds, 2),
+        "env_steps_per_s": round(sampled / max(seconds, 1e-9), 1), "checkpoint": str(checkpoint),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    log(f"saved {checkpoint} ({sampled} env steps in {seconds:.1f} s)")
+    return summary
+
+
+__all__ = [
+    "HeuristicModule",
+    "MaskedPPOModule",
+    "RLlibCardGameEnv",
+    "RandomModule",
+    "SETUPS",
+    "build_config",
+    "train",
+]
