@@ -1,0 +1,164 @@
+"""Batched Jaipur (``cardgames_env.vector``) against the AEC env, side by side in one run.
+
+For each encoding (flat 25,505 actions, ``exchange_encoding="substeps"``) it measures:
+
+* ``aec`` — random legal play on ``jaipur_v0.raw_env``: ``observe(agent)`` (observation and
+  mask) every step, a uniformly random legal action, ``step``; new games with ``reset``;
+* ``vector N`` — ``vec.step(actions)`` on N slots (N = 1, 64, 256, 1024), each slot's action
+  drawn uniformly among the legal ones of its mask row by a compiled sampler that reads the
+  whole row once (for the flat mask 25,505 bytes per slot and step, like the AEC loop's
+  ``flatnonzero``); its time is counted.
+
+Rates are slot-steps per wall-clock second (both cores work inside the batched kernels, so
+CPU time would hide the gain), the median of ``--rounds`` rounds, the loops interleaved so a
+busy machine slows all of them alike. It also prints the bytes per slot. Figures, not tests::
+
+    python benchmarks/bench_vector_jaipur.py                      # best on a quiet machine
+    python benchmarks/bench_vector_jaipur.py --seconds 0.5 --rounds 3 --sizes 256
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from cardgames_env import vector
+from cardgames_env.envs.jaipur import env as jaipur_env
+
+
+def aec_rate(options: dict[str, Any], seconds: float, seed: int = 0) -> float:
+    """Slot-steps per second of random legal play on the AEC env."""
+    env = jaipur_env.raw_env(**options)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        for _ in range(100):
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.reset()
+                agent = env.agent_selection
+            observed = env.observe(agent)
+            _ = observed["observation"]
+            legal = np.flatnonzero(observed["action_mask"].view(np.bool_))
+            env.step(int(legal[rng.integers(legal.size)]))
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+_BYTES_SUM = np.uint64(0x0101010101010101)
+_S56 = np.uint64(56)
+
+
+_BLOCK = 32  # words per block of the second pass
+
+
+@njit(cache=True)
+def _pick_rows(flat: np.ndarray, words: np.ndarray, width: int, u: np.ndarray, out: np.ndarray) -> None:
+    n = out.shape[0]
+    blocks = np.zeros(width // (8 * _BLOCK) + 2, dtype=np.int64)
+    for i in range(n):
+        start = i * width
+        end = start + width
+        w0 = (start + 7) // 8  # the row's whole 8-byte words
+        w1 = end // 8
+        head = 0
+        for b in range(start, w0 * 8):
+            head += flat[b]
+        total = head
+        nb = 0
+        for w in range(w0, w1, _BLOCK):  # 8 mask bytes (0 or 1 each) summed by one multiplication
+            acc = 0
+            for x in range(w, min(w + _BLOCK, w1)):
+                acc += (words[x] * _BYTES_SUM) >> _S56
+            blocks[nb] = acc
+            nb += 1
+            total += acc
+        for b in range(w1 * 8, end):
+            total += flat[b]
+        k = int(u[i] * total)
+        if k < head:
+            b = start
+        else:
+            k -= head
+            block = 0
+            while block < nb and k >= blocks[block]:
+                k -= blocks[block]
+                block += 1
+            w = min(w0 + block * _BLOCK, w1)  # w1: the k-th is in the row's last bytes
+            while w < w1:
+                c = (words[w] * _BYTES_SUM) >> _S56
+                if k < c:
+                    break
+                k -= c
+                w += 1
+            b = w * 8
+        while flat[b] == 0 or k > 0:
+            k -= flat[b]
+            b += 1
+        out[i] = b - start
+
+
+def sample_legal(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    """Per row: a uniformly random legal action. The mask buffer is read once as 8-byte words
+    (a word's legal count is one multiplication) to count each row's legal actions per block
+    of 32 words; then the block and the word of the k-th legal action are found."""
+    flat = mask.reshape(-1).view(np.uint8)
+    words = flat[: flat.size // 8 * 8].view(np.uint64)
+    _pick_rows(flat, words, mask.shape[1], u, out)
+
+
+def vector_rate(vec: Any, seconds: float, sampler: Any, seed: int = 0) -> float:
+    """Slot-steps per second of ``vec.step`` with actions from ``sampler``."""
+    rng = np.random.default_rng(seed)
+    n = vec.num_envs
+    actions = np.zeros(n, dtype=np.int64)
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        for _ in range(10):
+            sampler(vec.mask, rng.random(n), actions)
+            vec.step(actions)
+            steps += n
+    return steps / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=1.0, help="seconds per figure and round")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds (the median is reported)")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1, 64, 256, 1024])
+    args = parser.parse_args()
+    sampler = sample_legal
+    encodings = {"flat": {}, "substeps": {"exchange_encoding": "substeps"}}
+    print(f"machine: {platform.machine()}, {platform.processor() or platform.platform()}")
+    for name, options in encodings.items():
+        vecs = {n: vector.make("jaipur_v0", num_envs=n, seed=n, **options) for n in args.sizes}
+        for vec in vecs.values():  # compile (or load from the cache) and warm up
+            vector_rate(vec, 0.05, sampler)
+        rates: dict[str, list[float]] = {"aec": [], **{f"vector {n}": [] for n in args.sizes}}
+        for _ in range(args.rounds):
+            rates["aec"].append(aec_rate(options, args.seconds))
+            for n, vec in vecs.items():
+                rates[f"vector {n}"].append(vector_rate(vec, args.seconds, sampler))
+        aec = statistics.median(rates["aec"])
+        print(f"\njaipur_v0 {name} ({vecs[args.sizes[0]].action_size} actions)")
+        print("| loop | slot-steps/s | × AEC | bytes/slot |")
+        print("|---|---:|---:|---:|")
+        print(f"| AEC env | {aec:,.0f} | 1.0 | |")
+        for n, vec in vecs.items():
+            rate = statistics.median(rates[f"vector {n}"])
+            print(f"| vector N={n} | {rate:,.0f} | {rate / aec:.1f} | {vec.slot_nbytes():,} |")
+
+
+if __name__ == "__main__":
+    main()
