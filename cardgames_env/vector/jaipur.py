@@ -25,6 +25,7 @@ exact beyond it; :meth:`JaipurVectorEnv.state` refuses a slot with a longer hist
 from __future__ import annotations
 
 import itertools
+import time
 from typing import Any
 
 import numpy as np
@@ -686,12 +687,12 @@ def _refresh_slot(s, i, obs, mask, midx, cand, player, cfg, lut, cand_start, can
 # -- kernels: all slots ------------------------------------------------------------------------
 
 
-@njit(cache=True, parallel=True)
-def _step_parallel(
-    state, hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
+@njit(cache=True)
+def _step_range(
+    lo, hi, state, hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
     lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
-    for i in prange(state.shape[0]):
+    for i in range(lo, hi):
         _step_slot(state[i], hist[i], i, actions[i], rng, obs, mask, midx, cand, player, rewards, done,
                    truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give)
 
@@ -701,16 +702,33 @@ def _step_serial(
     state, hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
     lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
-    for i in range(state.shape[0]):
-        _step_slot(state[i], hist[i], i, actions[i], rng, obs, mask, midx, cand, player, rewards, done,
-                   truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give)
+    _step_range(0, state.shape[0], state, hist, actions, rng, obs, mask, midx, cand, player, rewards, done,
+                truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give)
+
+
+PARALLEL_PARTS = 8
+"""Blocks of slots the parallel kernel hands to the threads (a few per core, for balance)."""
 
 
 @njit(cache=True, parallel=True)
+def _step_parallel(
+    state, hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
+    lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
+):
+    # The threads run blocks of slots through the one-thread loop (a small parallel region
+    # compiles in a fraction of the time of one holding the whole step).
+    n = state.shape[0]
+    for part in prange(PARALLEL_PARTS):
+        _step_range(n * part // PARALLEL_PARTS, n * (part + 1) // PARALLEL_PARTS, state, hist, actions, rng,
+                    obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg, lut, cand_start,
+                    cand_list, give_packed, seq, ex_take, ex_give)
+
+
+@njit(cache=True)
 def _reset_kernel(
     state, rng, obs, mask, midx, cand, player, cfg, lut, cand_start, cand_list, give_packed, seq
 ):
-    for i in prange(state.shape[0]):
+    for i in range(state.shape[0]):  # rare: one thread (a parallel kernel costs compile time)
         _new_game(state[i], i, rng)
         _refresh_slot(state[i], i, obs, mask, midx, cand, player, cfg, lut, cand_start, cand_list,
                       give_packed, seq)
@@ -718,6 +736,12 @@ def _reset_kernel(
 
 PARALLEL_MIN_ENVS = 32
 """Below this many slots one thread steps them all (starting threads costs more than it saves)."""
+PROBE_EVERY = 64
+"""From ``PARALLEL_MIN_ENVS`` slots on, the engine times its two kernels (one thread, all
+threads) and steps with the faster, trying the other after this many steps, then twice as
+long after each try that confirms the choice (up to 64 times longer): on a busy machine the
+threads of a parallel step wait for cores and one thread can be much faster. Both kernels
+play exactly the same games (per-slot random streams)."""
 
 
 class JaipurVectorEnv(VectorEnv):
@@ -750,7 +774,15 @@ class JaipurVectorEnv(VectorEnv):
         self._cfg[C_HIST_CAP] = self._hist_cap
         self._cfg[C_MAX_STEPS] = self.max_steps
         self._tables = (MARKET_LUT, CAND_START, CAND_LIST, GIVE_PACKED, SEQ)
-        self._kernel = _step_parallel if n >= PARALLEL_MIN_ENVS else _step_serial
+        self._kernels = (_step_serial, _step_parallel)
+        self._kernel = _step_serial
+        self._adaptive = n >= PARALLEL_MIN_ENVS
+        self._cost = [0.0, 0.0]  # moving average of a step's seconds with each kernel (0: untimed)
+        self._choice = 1 if self._adaptive else 0
+        self._calls = 0
+        self._warm = [False, False]
+        self._next_probe = PROBE_EVERY
+        self._probe_gap = PROBE_EVERY
 
     def _reset_all(self) -> None:
         _reset_kernel(
@@ -759,7 +791,31 @@ class JaipurVectorEnv(VectorEnv):
         )
 
     def _step(self, actions: np.ndarray) -> None:
-        self._kernel(
+        if not self._adaptive:
+            self._run(self._kernel, actions)
+            return
+        self._calls += 1
+        current = self._choice
+        cost = self._cost
+        choice = current
+        probe = not cost[1 - current] or self._calls >= self._next_probe
+        if probe:
+            choice = 1 - current  # time the other kernel now and then
+        start = time.perf_counter()
+        self._run(self._kernels[choice], actions)
+        seconds = time.perf_counter() - start
+        if not self._warm[choice]:  # the first call compiles or loads the kernel: not timed
+            self._warm[choice] = True
+            return
+        cost[choice] = seconds if not cost[choice] else 0.75 * cost[choice] + 0.25 * seconds
+        self._choice = 0 if cost[0] <= cost[1] else 1
+        if probe:
+            confirmed = self._choice == current
+            self._probe_gap = min(self._probe_gap * 2, 64 * PROBE_EVERY) if confirmed else PROBE_EVERY
+            self._next_probe = self._calls + self._probe_gap
+
+    def _run(self, kernel: Any, actions: np.ndarray) -> None:
+        kernel(
             self.slots, self.history, actions, self.rng_state, self.obs, self.mask, self._midx, self._cand,
             self.player, self.rewards, self.done, self.truncated, self.steps, self._cfg, *self._tables,
             EX_TAKE, EX_GIVE,
