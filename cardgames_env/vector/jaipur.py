@@ -751,6 +751,10 @@ class JaipurVectorEnv(VectorEnv):
         slots: int32 ``[N, WIDTH]``, one row of rules state per slot (layout: the module's
             field offsets).
         history: int32 ``[N, H, 8]``, the finished rounds of each slot's game.
+        legal_count, legal_index: the mask in sparse form, kept up to date by every
+            ``reset``/``step``/``load`` (read-only views): the legal actions of slot ``i``
+            are ``legal_index[i, :legal_count[i]]`` (int32, in no particular order), so a
+            policy over the flat 25,505 actions need not scan the whole mask row.
     """
 
     env_cls = JaipurEnv
@@ -765,6 +769,10 @@ class JaipurVectorEnv(VectorEnv):
         mask_cap = self.action_size if self._substeps else EXCHANGE0 + MAX_CANDIDATES
         self._midx = np.zeros((n, mask_cap), dtype=np.int32)
         self._cand = np.zeros((n, MAX_CANDIDATES if self._substeps else 1), dtype=np.int32)
+        self.legal_index = self._midx.view()
+        self.legal_index.flags.writeable = False
+        self.legal_count = self.slots[:, MCOUNT]
+        self.legal_count.flags.writeable = False
         self._cfg = np.zeros(7, dtype=np.int64)
         self._cfg[C_HIDDEN] = config.hidden_herd
         self._cfg[C_SUBSTEPS] = self._substeps

@@ -148,3 +148,18 @@ def test_memory_per_slot_is_small() -> None:
     assert flat.slot_nbytes() < 25_505 + 4_500
     assert sub.slot_nbytes() < 4_500
     assert flat.slots.shape[1] == vjaipur.WIDTH
+
+
+@pytest.mark.parametrize("options", MAIN_VARIANTS, ids=_name)
+def test_sparse_legal_actions_are_the_mask(options: dict) -> None:
+    vec = vector.make("jaipur_v0", num_envs=6, seed=2, **options)
+    rng = np.random.default_rng(1)
+    for _ in range(150):
+        for i in range(6):
+            listed = vec.legal_index[i, : vec.legal_count[i]]
+            assert len(set(listed.tolist())) == len(listed)
+            assert sorted(listed.tolist()) == np.flatnonzero(vec.mask[i]).tolist()
+        picks = (rng.random(6) * vec.legal_count).astype(np.int64)
+        vec.step(vec.legal_index[np.arange(6), picks])
+    with pytest.raises(ValueError):
+        vec.legal_index[0, 0] = 1
