@@ -79,10 +79,20 @@ def _pick_rows(
             head += flat[b]
         total = head
         nb = 0
-        for w in range(w0, w1, _BLOCK):  # 8 mask bytes (0 or 1 each) summed by one multiplication
+        for w in range(w0, w1, _BLOCK):
+            stop = min(w + _BLOCK, w1)
+            any_legal = np.uint64(0)
+            if stop - w == _BLOCK:
+                block_words = words[w : w + _BLOCK]
+                for x in range(_BLOCK):  # most blocks hold no legal action: one OR per word
+                    any_legal |= block_words[x]
+            else:
+                for x in range(w, stop):
+                    any_legal |= words[x]
             acc = 0
-            for x in range(w, min(w + _BLOCK, w1)):
-                acc += (words[x] * _BYTES_SUM) >> _S56
+            if any_legal:
+                for x in range(w, stop):  # 8 mask bytes (0 or 1 each) summed by one multiplication
+                    acc += (words[x] * _BYTES_SUM) >> _S56
             blocks[nb] = acc
             nb += 1
             total += acc
@@ -129,9 +139,10 @@ _PICK_CALLS = [0, 64, 64]  # calls, next try of the other, gap
 
 def sample_legal(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
     """Per row: a uniformly random legal action. The mask buffer is read once as 8-byte words
-    (a word's legal count is one multiplication) to count each row's legal actions per block
-    of 32 words; then the block and the word of the k-th legal action are found. From 32 rows
-    on, the rows are split over two threads when that is faster (timed, as in the engine)."""
+    (OR-ed per block of 32 words, the blocks holding a legal action then counted: a word's
+    legal count is one multiplication); then the block and the word of the k-th legal action
+    are found. From 32 rows on, the rows are split over two threads when that is faster
+    (timed, as in the engine)."""
     flat = mask.reshape(-1).view(np.uint8)
     words = flat[: flat.size // 8 * 8].view(np.uint64)
     if len(out) < 32:
