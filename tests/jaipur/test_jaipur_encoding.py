@@ -174,6 +174,68 @@ def test_hidden_herd_variant_shows_only_whether_the_herd_is_empty():
     assert visible["herds"][1] == s.herds[1][CAMEL] and visible["camel_standing"].tolist() == [0, 1, 0]
 
 
+def _herd_from_public_counts(obs: dict) -> int:
+    """The opponent's herd from the public card counts alone: every one of the 55 cards is in
+    my hand, the market, my herd, the opponent's hand, the deck, the discard pile or the
+    opponent's herd (rules reference section 1; A6 makes all but the last public)."""
+    return int(
+        55
+        - obs["hand"].sum()
+        - obs["market"].sum()
+        - obs["herds"][0]
+        - obs["hand_sizes"][1]
+        - obs["deck_size"][0]
+        - obs["discard"].sum()
+    )
+
+
+def test_hidden_herd_size_still_follows_from_the_public_card_counts():
+    # hidden_herd removes the opponent's herd size from the herd piece only: the documented
+    # behaviour (docs/envs/jaipur.md) is that counting the public zones gives it back.
+    config = Config(hidden_herd=True)
+    enc = JaipurEncoding(config)
+    sizes = set()
+    for s in random_states(300, seed=21, config=config)[::3]:
+        for viewer in (0, 1):
+            obs = LAYOUT.view(enc.observe(s, viewer))
+            opp_herd = s.herds[1 - viewer][CAMEL]
+            assert obs["herds"][1] == (1 if opp_herd else 0)
+            assert _herd_from_public_counts(obs) == opp_herd
+            sizes.add(opp_herd)
+    assert len(sizes) > 3  # herds of several sizes were met, not only 0 and 1
+    # The position of the report: seed 1000, no move, seen by player_1.
+    from cardgames_env.envs.jaipur import env as jaipur_env
+
+    env = jaipur_env.raw_env(hidden_herd=True)
+    env.reset(seed=1000)
+    obs = LAYOUT.view(env.observe("player_1")["observation"])
+    assert _herd_from_public_counts(obs) == env.game_state().herds[0][CAMEL]
+
+
+def test_observation_of_a_state_built_by_replace_shows_its_own_values():
+    # The token pieces are cached; a state differing only in fields the cache reads
+    # (seals, round, starter, history, stacks) must not get the cached values of another.
+    s = make_state(hand="cloth spice")
+    base = LAYOUT.view(ENC.observe(s, 0))
+    assert base["seals"].tolist() == [0, 0] and base["round"][0] == 1 and base["starter"][0] == 1
+    obs = LAYOUT.view(ENC.observe(dataclasses.replace(s, seals=(1, 0)), 0))
+    assert obs["seals"].tolist() == [1, 0]
+    obs = LAYOUT.view(ENC.observe(dataclasses.replace(s, round=2, starter=1), 0))
+    assert obs["round"][0] == 2 and obs["starter"][0] == 0
+    result = rules.RoundResult((40, 30), 0, 0, (1, 0), (5, 4))
+    obs = LAYOUT.view(ENC.observe(dataclasses.replace(s, seals=(1, 0), round=2, history=(result,)), 0))
+    assert obs["seals"].tolist() == [1, 0] and obs["round"][0] == 2
+    assert obs["past_rupees"].tolist() == [np.float32(0.4), np.float32(0.3)]
+    seen_by_1 = LAYOUT.view(ENC.observe(dataclasses.replace(s, seals=(0, 1)), 1))
+    assert seen_by_1["seals"].tolist() == [1, 0]
+    # Stacks that are not suffixes of the full stacks (a hand-built position) show as they are.
+    odd = dataclasses.replace(s, goods_stacks=((5,), *s.goods_stacks[1:]))
+    assert LAYOUT.view(ENC.observe(odd, 0))["goods_stacks"][0].tolist() == [5, 0, 0, 0, 0, 0, 0, 0, 0]
+    # And back: the original state still gets its own values.
+    assert np.array_equal(ENC.observe(s, 0), ENC.observe(make_state(hand="cloth spice"), 0))
+    assert LAYOUT.view(ENC.observe(s, 0))["seals"].tolist() == [0, 0]
+
+
 def test_observation_cache_is_not_stale():
     # Token pieces are cached per seat; alternating unrelated states must still be exact.
     states = random_states(200, seed=8)

@@ -31,7 +31,6 @@ from .cards import (
     BONUS_LABELS,
     BONUS_TOKENS,
     CAMEL,
-    GOODS_TOKENS,
     HAND_LIMIT,
     MAX_STACK,
     MIN_SALE,
@@ -227,9 +226,6 @@ LAYOUT = ObservationLayout(
     ]
 )
 
-_STACK_PAD: tuple[dict[int, tuple[int, ...]], ...] = tuple(
-    {n: full[len(full) - n :] + (0,) * (MAX_STACK - n) for n in range(len(full) + 1)} for full in GOODS_TOKENS
-)
 _CAMEL_STANDING = {1: (1.0, 0.0, 0.0), -1: (0.0, 1.0, 0.0), 0: (0.0, 0.0, 1.0)}
 _NO_STANDING = (0.0, 0.0, 0.0)
 _CARD_SIZE = LAYOUT.piece("tokens_left").offset
@@ -237,31 +233,34 @@ _CARD_STRUCT = struct.Struct(f"={_CARD_SIZE}f")
 """The pieces before ``tokens_left`` (cards, herds, standing, turn) as native float32."""
 _STACKS_SIZE = LAYOUT.piece("bonus_left").offset - _CARD_SIZE
 _STACKS_STRUCT = struct.Struct(f"={_STACKS_SIZE}f")
-"""``tokens_left`` and ``goods_stacks`` as native float32 (cached per stack lengths in _STACK_BYTES)."""
+"""``tokens_left`` and ``goods_stacks`` as native float32 (cached per stack contents in _STACK_BYTES)."""
 _REST_STRUCT = struct.Struct(f"={LAYOUT.size - _CARD_SIZE - _STACKS_SIZE}f")
-_STACK_BYTES: dict[tuple[int, ...], bytes] = {}
+_STACK_BYTES: dict[tuple[tuple[int, ...], ...], bytes] = {}
+"""Packed ``tokens_left`` and ``goods_stacks`` pieces, keyed on the stacks' values."""
 _TOKEN_VIEWS: list[tuple | None] = [None, None]
-"""Per seat: the last token/round part of an observation and the state objects it came from."""
+"""Per seat: the key (every state field the token part reads) and the token part of the last
+observation; compared by value, so any state, however built, gets its own values."""
 
 
 def _token_view(state: State, player: int) -> bytes:
     """The token, Seal and round pieces of ``player``'s observation (they change only on sales
-    and between rounds, so the last one per seat is reused while the same objects are in the state)."""
-    # Sales replace goods_tokens (and the stacks), bonus draws replace bonus_tokens, a new
-    # round brings new bonus piles and a longer history: identity of these four suffices.
-    goods_tokens = state.goods_tokens
-    bonus_tokens = state.bonus_tokens
-    bonus_piles = state.bonus_piles
-    history = state.history
+    and between rounds, so the last one per seat is reused while its inputs are equal)."""
+    # The key holds every field read below. Tuples compare element by element with an
+    # identity shortcut, so the usual hit (the same objects as the last step) costs a few
+    # pointer checks, and a state built by hand (dataclasses.replace) is compared by value.
+    key = (
+        state.goods_stacks,
+        state.goods_tokens,
+        state.bonus_tokens,
+        state.bonus_piles,
+        state.history,
+        state.seals,
+        state.round,
+        state.starter,
+    )
     cached = _TOKEN_VIEWS[player]
-    if (
-        cached is not None
-        and cached[0] is goods_tokens
-        and cached[1] is bonus_tokens
-        and cached[2] is bonus_piles
-        and cached[3] is history
-    ):
-        return cached[4]
+    if cached is not None and cached[0] == key:
+        return cached[1]
     opp = 1 - player
     stacks = state.goods_stacks
     my_goods = state.goods_tokens[player]
@@ -275,11 +274,13 @@ def _token_view(state: State, player: int) -> bytes:
     for result in state.history:
         past_me += result.rupees[player]
         past_opp += result.rupees[opp]
-    lengths = tuple(map(len, stacks))
-    stack_part = _STACK_BYTES.get(lengths)
-    if stack_part is None:  # a suffix of a fixed stack is known from its length
-        padded = [v for g in range(NUM_GOODS) for v in _STACK_PAD[g][lengths[g]]]
-        stack_part = _STACK_BYTES[lengths] = _STACKS_STRUCT.pack(*lengths, *padded)
+    stack_part = _STACK_BYTES.get(stacks)
+    if stack_part is None:
+        padded = [v for stack in stacks for v in (*stack, *(0,) * (MAX_STACK - len(stack)))]
+        stack_part = _STACKS_STRUCT.pack(*map(len, stacks), *padded)
+        if len(_STACK_BYTES) >= 16384:  # a game meets a few dozen stack contents: keep the cache small
+            _STACK_BYTES.clear()
+        _STACK_BYTES[stacks] = stack_part
     values: list[float] = list(map(len, state.bonus_piles))
     values.extend(bonus_values)
     values.extend(map(len, my_bonus))
@@ -299,7 +300,7 @@ def _token_view(state: State, player: int) -> bytes:
         )
     )
     packed = stack_part + _REST_STRUCT.pack(*values)
-    _TOKEN_VIEWS[player] = (goods_tokens, bonus_tokens, bonus_piles, history, packed)
+    _TOKEN_VIEWS[player] = (key, packed)
     return packed
 
 

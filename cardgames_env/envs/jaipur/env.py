@@ -35,7 +35,9 @@ end of each round, (own rupees - opponent's rupees) / 100.
 
 **Variants** (keyword arguments of ``env()``): ``rounds=1`` (an episode is one round;
 ``rounds=k``: at most k rounds, more Seals wins), ``reward="points"``, ``hidden_herd=True``
-(the opponent's herd shows only whether it is empty), ``max_rounds`` (cap of a standard game
+(the opponent's herd shows only whether it is empty; its size still follows from the public
+card counts: 55 minus my hand, the market, my herd, the opponent's hand size, the deck and the
+discard pile), ``max_rounds`` (cap of a standard game
 whose rounds end in full ties; default 5), ``exchange_encoding="substeps"`` (an encoding
 choice only, same rules: an exchange is built card by card, take goods in non-decreasing
 type order, then give cards, then ``exchange_done``; Discrete(63) and 13 more observation

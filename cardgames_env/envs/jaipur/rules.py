@@ -22,6 +22,9 @@ Notes on this implementation:
   tuple of card types, top first. Goods stacks and bonus piles are tuples of token values,
   top first. ``known`` records, per player, the goods the opponent has seen enter that
   player's hand (public information, a lower bound on the hand).
+* ``hidden_herd=True`` (the seed's option) hides only the number on the herd: the
+  observation keeps the public card counts (market, discard pile, deck size, hand sizes,
+  A6), from which the opponent's herd size follows by counting the 55 cards.
 * Rewards: ``reward="win"`` gives +1 / -1 / 0 at the end of the game; ``reward="points"``
   gives (own rupees - opponent's rupees) / 100 at the end of every round.
 """
@@ -74,7 +77,10 @@ class Config:
     """Jaipur variants (defaults = the project's decisions in jaipur.md section 7).
 
     Attributes:
-        hidden_herd: the opponent sees only whether a herd is empty (the seed's option).
+        hidden_herd: the observation shows only whether the opponent's herd is empty (the
+            seed's option). The size is not secret: every other card zone is public (A6), so
+            it is 55 minus the observer's hand, the market, the observer's herd, the
+            opponent's hand size, the deck and the discard pile (and the camel moves are public).
         max_rounds: most rounds of a standard game (full ties can prolong it); then a draw.
         rounds: ``None`` = the standard game (first to 2 Seals); ``k`` = at most ``k`` rounds,
             the player with more Seals wins (``rounds=1``: one round per episode).
