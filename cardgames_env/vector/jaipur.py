@@ -622,11 +622,14 @@ def _step_slot(
     lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
     """One decision of slot ``i``: the move (or sub-step), the round's and game's end, the
-    turn limit, a fresh game when done, and the outputs of the next decision."""
+    turn limit, a fresh game when done, and the outputs of the next decision (``base.STAY``:
+    the slot sits the step out, with zero rewards and its outputs unchanged)."""
     rewards[i, 0] = 0.0
     rewards[i, 1] = 0.0
     done[i] = False
     truncated[i] = False
+    if action < 0:
+        return
     steps[i] += 1
     substep = cfg[C_SUBSTEPS] != 0
     move_done = True
