@@ -134,8 +134,9 @@ def test_maskable_ppo_learns_on_it_and_snapshots_join_the_pool(name: str, tmp_pa
     write_sidecar(path, env.probe)
     env.env_method("add_opponent", str(path))
     assert pool.snapshots == [str(path)], "one snapshot joins, whatever the number of slots"
-    model.learn(total_timesteps=256, reset_num_timesteps=False)
-    assert any(spec == str(path) for spec in env._specs), "games now draw the snapshot"
+    env.reset()  # new games in every slot draw their opponents from the pool again
+    assert str(path) in env._specs, "games now draw the snapshot"
+    model.learn(total_timesteps=256, reset_num_timesteps=False)  # the snapshot plays in batch
     agent = ModelAgent.load(path, env=env.probe)
     batch = agent.act_batch(env.engine.obs, env.engine.mask)
     single = [agent.act(o, m) for o, m in zip(env.engine.obs, env.engine.mask)]
