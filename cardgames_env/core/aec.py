@@ -70,7 +70,7 @@ class CardGameEnv(AECEnv, EzPickle):
         n = self.encoding.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
-        action_space = spaces.Discrete(self.encoding.num_actions)
+        action_space: spaces.Space = spaces.Discrete(self.encoding.num_actions)
         observation_space = spaces.Dict(
             {
                 "observation": spaces.Box(

@@ -103,7 +103,9 @@ class RLlibCardGameEnv(MultiAgentEnv):
         self._leaving = {}
         return {mover: self._observation(mover)}, {}
 
-    def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(  # type: ignore[override, unused-ignore]
+        self, action_dict: Mapping[Any, Any]
+    ) -> tuple[dict, dict, dict, dict, dict]:
         """Play the mover's action; return the next mover's observation and every reward paid.
 
         Raises:
@@ -245,7 +247,8 @@ class RandomModule(_FrozenModule):
     """A frozen opponent playing uniformly among the legal actions."""
 
     def setup(self) -> None:
-        self._rng = np.random.default_rng(self.model_config.get("seed") if self.model_config else None)
+        config: dict[str, Any] = dict(self.model_config or {})  # type: ignore[arg-type, unused-ignore]
+        self._rng = np.random.default_rng(config.get("seed"))
 
     def _choose(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         keys = np.where(masks, self._rng.random(masks.shape), -1.0)
@@ -256,7 +259,7 @@ class HeuristicModule(_FrozenModule):
     """A frozen opponent playing the package's heuristic for the env in ``model_config``."""
 
     def setup(self) -> None:
-        config = dict(self.model_config or {})
+        config: dict[str, Any] = dict(self.model_config or {})  # type: ignore[arg-type, unused-ignore]
         probe = load(config["env"]).raw_env(**dict(config.get("options") or {}))
         self._agent = make_agent("heuristic", probe, seed=config.get("seed"))
 
@@ -291,8 +294,9 @@ def build_config(
         raise ValueError(f"setup must be one of {', '.join(SETUPS)}, got {setup!r}")
     options = dict(options or {})
     probe = RLlibCardGameEnv({"env": env_name, "options": options})
-    space = probe.observation_spaces[probe.possible_agents[0]]
-    action_space = probe.action_spaces[probe.possible_agents[0]]
+    first = probe.possible_agents[0]
+    space = _masked_space(probe.raw)
+    action_space = probe.raw.action_space(first)
     learner = RLModuleSpec(
         module_class=MaskedPPOModule,
         observation_space=space,
@@ -304,7 +308,7 @@ def build_config(
         specs = {"shared": learner}
         trained = ["shared"]
 
-        def mapping(agent_id: str, episode: Any, **kwargs: Any) -> str:
+        def mapping(agent_id: Any, episode: Any, **kwargs: Any) -> str:
             return "shared"
     else:
         frozen = RandomModule if setup == "random" else HeuristicModule
@@ -317,7 +321,7 @@ def build_config(
         }
         trained = ["learner"]
 
-        def mapping(agent_id: str, episode: Any, **kwargs: Any) -> str:
+        def mapping(agent_id: Any, episode: Any, **kwargs: Any) -> str:
             seat = int(agent_id.rsplit("_", 1)[1])
             # The learner's seat is drawn from the episode id (a uuid hex): every seat over time.
             return "learner" if seat == zlib.crc32(str(episode.id_).encode()) % seats else "opponent"

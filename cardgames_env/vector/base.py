@@ -131,7 +131,7 @@ class VectorEnv:
         self.observation_size: int = self.encoding.observation_size
         self.action_size: int = self.encoding.num_actions
         self.observation_space = spaces.Box(-np.inf, np.inf, (self.observation_size,), np.float32)
-        self.action_space = spaces.Discrete(self.action_size)
+        self.action_space: spaces.Discrete = spaces.Discrete(self.action_size)
         n = self.num_envs
         self.obs = np.zeros((n, self.observation_size), dtype=np.float32)
         self.mask = np.zeros((n, self.action_size), dtype=np.bool_)

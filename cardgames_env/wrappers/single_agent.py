@@ -318,7 +318,7 @@ class SingleAgentEnv(gymnasium.Env):
             return self._all_legal.copy()
         return self.raw.action_mask().astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override, unused-ignore]
         """Return the table as text from the learner's seat (``render_mode="ansi"``)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
