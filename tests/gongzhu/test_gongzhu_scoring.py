@@ -87,7 +87,7 @@ def test_console_script_module_runs():
     assert bad.returncode == 2 and bad.stdout == "" and "Traceback" not in bad.stderr
 
 
-@pytest.mark.parametrize("argv", [[], ["TJ", "QK"], ["--bogus"], ["--bogus", "TJ"]])
+@pytest.mark.parametrize("argv", [[], ["TJ", "QK"], ["--bogus"], ["--bogus", "TJ"], ["23Q9X"], ["22"]])
 def test_cli_usage_errors_are_one_stderr_line(capsys, argv):
     """The README promises one error line and exit status 2 for bad input, usage mistakes included."""
     assert main(argv) == 2

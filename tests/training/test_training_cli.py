@@ -38,6 +38,7 @@ def _fails_with(capsys, argv, needle):
         (["train", FIRST, "--n-envs", "0"], "--n-envs must be a positive"),
         (["train", FIRST, "--eval-games", "-1"], "--eval-games must be a positive"),
         (["train", FIRST, "--opponents", "everyone"], "invalid choice"),
+        (["train", FIRST, "--engine", "gpu"], "invalid choice: 'gpu'"),
         (["train", FIRST, "--option", "nonsense=1"], "bad option"),
         (["league", FIRST, "--agents", "random"], "at least two agents"),
         (["eval", FIRST, "--agent", "random", "--vs", "random", "--games", "many"], "invalid int"),
