@@ -234,7 +234,7 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
     if fixed:
         raise ValueError(f"ppo.{fixed[0]} is set by the trainer, not by a config file")
     ppo = _section(config, "ppo", allowed)
-    batched_ppo = _section(batched, "ppo", allowed)  # the batched engine's overrides
+    batched_ppo = _section({"vector.ppo": batched.get("ppo", {})}, "vector.ppo", allowed)
     for prefix, section in (("ppo", ppo), ("vector.ppo", batched_ppo)):
         for key, value in section.items():
             check = _PPO_CHECKS.get(key)
