@@ -34,8 +34,12 @@ slot's games do not depend on how slots are scheduled across threads.
 from __future__ import annotations
 
 import importlib
+import time
+from collections import deque
+from collections.abc import Callable
 from typing import Any, ClassVar
 
+import numba
 import numpy as np
 from gymnasium import spaces
 
@@ -92,6 +96,83 @@ def make(name: str, num_envs: int, seed: int | None = 0, **options: Any) -> Vect
     return cls(num_envs, seed=seed, **options)
 
 
+PARALLEL_MIN_ENVS = 64
+"""Engines with fewer slots always step on the calling thread (threads cost more than they
+give on small batches); larger ones let a :class:`KernelChooser` pick by timing."""
+
+
+class KernelChooser:
+    """Picks the faster of an engine's one-thread and threaded step kernels by timing them.
+
+    Both kernels give identical results (each slot depends only on itself), so the choice only
+    affects speed. Threads pay on an idle machine, but a batch on a machine busier than its
+    cores waits at every step for the thread the scheduler left out, and then the calling
+    thread alone is faster. The chooser starts on one thread, keeps the last step times of the
+    kernel in use and now and then runs :attr:`PROBE` steps on the other one; the kernel with
+    the lower median time is kept. A probe that loses doubles the wait before the next one (up
+    to :attr:`MAX_INTERVAL` steps), so a losing kernel costs little over a long run. The first
+    call of each kernel (which compiles or loads it) is not timed.
+
+    Attributes:
+        enabled: whether the chooser times and switches at all (else it keeps ``parallel``).
+        parallel: whether the threaded kernel is the one in use.
+    """
+
+    PROBE = 3
+    """Steps of one probe."""
+    MIN_INTERVAL = 32
+    MAX_INTERVAL = 8192
+
+    def __init__(self, serial: Callable[..., None], threaded: Callable[..., None], enabled: bool):
+        self.serial, self.threaded = serial, threaded
+        self.enabled = enabled
+        self.parallel = False
+        self._warm: set[int] = set()
+        self._recent: deque[float] = deque(maxlen=15)
+        self._interval = self.MIN_INTERVAL
+        self._countdown = self.PROBE
+        self._probe: list[float] = []
+
+    def kernel(self) -> Callable[..., None]:
+        """The kernel to run for the next step."""
+        probing = self.enabled and self._countdown <= 0
+        return self.threaded if self.parallel != probing else self.serial
+
+    def run(self, *args: Any) -> None:
+        """Run the next step's kernel on ``args`` and account its time."""
+        kernel = self.kernel()
+        start = time.perf_counter()
+        kernel(*args)
+        seconds = time.perf_counter() - start
+        if id(kernel) not in self._warm:  # compiled or loaded from the cache just now
+            self._warm.add(id(kernel))
+            return
+        self.record(seconds)
+
+    def record(self, seconds: float) -> None:
+        """Account the time of the step just run with :meth:`kernel`'s kernel."""
+        if not self.enabled:
+            return
+        if self._countdown > 0:
+            self._recent.append(seconds)
+            self._countdown -= 1
+            return
+        self._probe.append(seconds)
+        if len(self._probe) < self.PROBE:
+            return
+        other = sorted(self._probe)[self.PROBE // 2]
+        current = sorted(self._recent)[len(self._recent) // 2]
+        if other < current:  # the other kernel is faster now: switch to it
+            self.parallel = not self.parallel
+            self._recent.clear()
+            self._recent.extend(self._probe)
+            self._interval = self.MIN_INTERVAL
+        else:
+            self._interval = min(2 * self._interval, self.MAX_INTERVAL)
+        self._probe = []
+        self._countdown = self._interval
+
+
 def _slot_seeds(seed: int | None, num_envs: int) -> np.ndarray:
     """Independent 64-bit starting states of the slots' random streams."""
     return np.random.SeedSequence(seed).generate_state(num_envs, dtype=np.uint64)
@@ -144,6 +225,25 @@ class VectorEnv:
         self._setup()
         self._has_reset = False
         self.reset(seed)
+
+    # -- threads ------------------------------------------------------------------------------
+    def _use_kernels(self, serial: Callable[..., None], threaded: Callable[..., None]) -> None:
+        """Set the game's one-thread and threaded step kernels (called from ``_setup``); run
+        the chosen one with ``self.chooser.run(*args)``."""
+        enabled = self.num_envs >= PARALLEL_MIN_ENVS and numba.get_num_threads() > 1
+        self.chooser = KernelChooser(serial, threaded, enabled)
+        """Picks the one-thread or the threaded step kernel (same results, speed only)."""
+
+    @property
+    def parallel(self) -> bool:
+        """Whether ``step`` runs the threaded kernel now. Setting it fixes the choice (no more
+        timing); by default engines of :data:`PARALLEL_MIN_ENVS` slots or more pick by timing."""
+        return self.chooser.parallel
+
+    @parallel.setter
+    def parallel(self, value: bool) -> None:
+        self.chooser.enabled = False
+        self.chooser.parallel = bool(value)
 
     # -- the game's hooks -------------------------------------------------------------------
     def _setup(self) -> None:

@@ -339,11 +339,6 @@ def _reset_slots(
         _write_outputs(state, i, obs, mask, player, spade2_first)
 
 
-PARALLEL_MIN_ENVS = 256
-"""Batches at least this large step on all cores (``prange``) by default; smaller ones on one
-thread (``GongZhuVectorEnv.parallel`` overrides the choice)."""
-
-
 class GongZhuVectorEnv(VectorEnv):
     """Batched ``gongzhu_v0`` (every variant of :class:`rules.Config`); see :mod:`.base`."""
 
@@ -356,22 +351,13 @@ class GongZhuVectorEnv(VectorEnv):
         self._game_end = 0 if config.game_end is None else int(config.game_end)
         self._game_end_upper = 0 if config.game_end_upper is None else int(config.game_end_upper)
         self._spade2_first = bool(config.first_lead_must_be_spade2)
-        self.parallel = self.num_envs >= PARALLEL_MIN_ENVS
-
-    @property
-    def parallel(self) -> bool:
-        """Whether ``step`` spreads the slots over all cores (Numba threads) or uses one thread."""
-        return self._kernel is _step_parallel
-
-    @parallel.setter
-    def parallel(self, value: bool) -> None:
-        self._kernel = _step_parallel if value else _step_serial
+        self._use_kernels(_step_serial, _step_parallel)
 
     def _reset_all(self) -> None:
         _reset_slots(self.slots, self.obs, self.mask, self.player, self.rng_state, self._spade2_first)
 
     def _step(self, actions: np.ndarray) -> None:
-        self._kernel(
+        self.chooser.run(
             self.slots, actions, self.obs, self.mask, self.player, self.rewards, self.done,
             self.truncated, self.steps, self.rng_state, self.max_steps, self._game_end,
             self._game_end_upper, self._spade2_first,

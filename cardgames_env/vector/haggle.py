@@ -533,10 +533,6 @@ def _refresh(
     player[i] = _write_outputs(slots[i], prm, offers, scale, obs[i], mask[i])
 
 
-PARALLEL_MIN_SLOTS = 32
-"""Fewer slots than this step on one thread (starting the thread pool costs more)."""
-
-
 class HaggleVectorEnv(VectorEnv):
     """Haggle's batched engine (see the module docstring and :mod:`.base`)."""
 
@@ -574,14 +570,14 @@ class HaggleVectorEnv(VectorEnv):
         self.params = prm
         self.scale = np.asarray(self.encoding._scale, dtype=np.float32)
         self.slots = np.zeros((self.num_envs, lay.width), dtype=np.int64)
+        self._use_kernels(_step_serial, _step_all)
 
     def _reset_all(self) -> None:
         _reset_all(self.slots, self.params, self.offers, self.scale, self.rng_state, self.obs, self.mask,
                    self.player)
 
     def _step(self, actions: np.ndarray) -> None:
-        kernel = _step_all if self.num_envs >= PARALLEL_MIN_SLOTS else _step_serial
-        kernel(
+        self.chooser.run(
             actions, self.slots, self.params, self.offers, self.scale, self.rng_state, self.steps,
             self.obs, self.mask, self.player, self.rewards, self.done, self.truncated,
         )

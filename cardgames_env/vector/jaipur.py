@@ -25,7 +25,6 @@ exact beyond it; :meth:`JaipurVectorEnv.state` refuses a slot with a longer hist
 from __future__ import annotations
 
 import itertools
-import time
 from typing import Any
 
 import numpy as np
@@ -737,16 +736,6 @@ def _reset_kernel(
                       give_packed, seq)
 
 
-PARALLEL_MIN_ENVS = 32
-"""Below this many slots one thread steps them all (starting threads costs more than it saves)."""
-PROBE_EVERY = 64
-"""From ``PARALLEL_MIN_ENVS`` slots on, the engine times its two kernels (one thread, all
-threads) and steps with the faster, trying the other after this many steps, then twice as
-long after each try that confirms the choice (up to 64 times longer): on a busy machine the
-threads of a parallel step wait for cores and one thread can be much faster. Both kernels
-play exactly the same games (per-slot random streams)."""
-
-
 class JaipurVectorEnv(VectorEnv):
     """``num_envs`` Jaipur games stepped together (see the module docstring and ``docs/vector.md``).
 
@@ -785,15 +774,7 @@ class JaipurVectorEnv(VectorEnv):
         self._cfg[C_HIST_CAP] = self._hist_cap
         self._cfg[C_MAX_STEPS] = self.max_steps
         self._tables = (MARKET_LUT, CAND_START, CAND_LIST, GIVE_PACKED, SEQ)
-        self._kernels = (_step_serial, _step_parallel)
-        self._kernel = _step_serial
-        self._adaptive = n >= PARALLEL_MIN_ENVS
-        self._cost = [0.0, 0.0]  # moving average of a step's seconds with each kernel (0: untimed)
-        self._choice = 1 if self._adaptive else 0
-        self._calls = 0
-        self._warm = [False, False]
-        self._next_probe = PROBE_EVERY
-        self._probe_gap = PROBE_EVERY
+        self._use_kernels(_step_serial, _step_parallel)
 
     def _reset_all(self) -> None:
         _reset_kernel(
@@ -802,37 +783,12 @@ class JaipurVectorEnv(VectorEnv):
         )
 
     def _step(self, actions: np.ndarray) -> None:
-        if not self._adaptive:
-            self._run(self._kernel, actions)
-            return
-        self._calls += 1
-        current = self._choice
-        cost = self._cost
-        choice = current
-        probe = not cost[1 - current] or self._calls >= self._next_probe
-        if probe:
-            choice = 1 - current  # time the other kernel now and then
-        start = time.perf_counter()
-        self._run(self._kernels[choice], actions)
-        seconds = time.perf_counter() - start
-        if not self._warm[choice]:  # the first call compiles or loads the kernel: not timed
-            self._warm[choice] = True
-            return
-        cost[choice] = seconds if not cost[choice] else 0.75 * cost[choice] + 0.25 * seconds
-        self._choice = 0 if cost[0] <= cost[1] else 1
-        if probe:
-            confirmed = self._choice == current
-            self._probe_gap = min(self._probe_gap * 2, 64 * PROBE_EVERY) if confirmed else PROBE_EVERY
-            self._next_probe = self._calls + self._probe_gap
-
-    def _run(self, kernel: Any, actions: np.ndarray) -> None:
-        kernel(
+        self.chooser.run(
             self.slots, self.history, actions, self.rng_state, self.obs, self.mask, self._midx, self._cand,
             self.player, self.rewards, self.done, self.truncated, self.steps, self._cfg, *self._tables,
             EX_TAKE, EX_GIVE,
         )
 
-    # -- positions (plain Python, not hot) ----------------------------------------------------------
     def _load(self, i: int, state: Any) -> None:
         row = _state_to_row(state, self._hist_cap)
         s = self.slots[i]

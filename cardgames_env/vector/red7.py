@@ -23,11 +23,8 @@ Semantics of the batched API for Red7:
 
 from __future__ import annotations
 
-from collections import deque
-from time import perf_counter
 from typing import Any
 
-import numba
 import numpy as np
 from llvmlite import ir
 from numba import njit, prange, types
@@ -1039,65 +1036,6 @@ def _step_parallel(
         _step_slot(S, i, actions[i], cfg, offs, obs, mask, player, rewards, done, truncated, steps, rng_state)
 
 
-PARALLEL_MIN_ENVS = 32
-"""Batches at least this large may step on all of Numba's threads; smaller ones never do."""
-
-
-class KernelChooser:
-    """Picks the faster of the serial and the threaded step kernel by timing them as it goes.
-
-    Both kernels give identical results (each slot depends only on itself), so the choice only
-    affects speed. Threads pay on an idle machine, but a batch on a machine busier than its
-    cores waits at every step for the thread the scheduler left out, and then the calling
-    thread alone is faster. The chooser starts serial, keeps the last step times of the kernel
-    in use and now and then runs :attr:`PROBE` steps on the other one; the kernel with the
-    lower median time is kept. A probe that loses doubles the wait before the next one (up to
-    :attr:`MAX_INTERVAL` steps), so a losing kernel costs little over a long run.
-    """
-
-    PROBE = 3
-    """Steps of one probe."""
-    MIN_INTERVAL = 32
-    MAX_INTERVAL = 8192
-
-    def __init__(self, threaded: bool):
-        self.enabled = threaded
-        self.parallel = False
-        """Whether the threaded kernel is the one in use."""
-        self._recent: deque[float] = deque(maxlen=15)
-        self._interval = self.MIN_INTERVAL
-        self._countdown = self.PROBE
-        self._probe: list[float] = []
-
-    def kernel(self) -> Any:
-        """The kernel to run for the next step."""
-        probing = self.enabled and self._countdown <= 0
-        return _step_parallel if self.parallel != probing else _step_serial
-
-    def record(self, seconds: float) -> None:
-        """Account the time of the step just run with :meth:`kernel`'s kernel."""
-        if not self.enabled:
-            return
-        if self._countdown > 0:
-            self._recent.append(seconds)
-            self._countdown -= 1
-            return
-        self._probe.append(seconds)
-        if len(self._probe) < self.PROBE:
-            return
-        other = sorted(self._probe)[self.PROBE // 2]
-        current = sorted(self._recent)[len(self._recent) // 2]
-        if other < current:  # the other kernel is faster now: switch to it
-            self.parallel = not self.parallel
-            self._recent.clear()
-            self._recent.extend(self._probe)
-            self._interval = self.MIN_INTERVAL
-        else:
-            self._interval = min(2 * self._interval, self.MAX_INTERVAL)
-        self._probe = []
-        self._countdown = self._interval
-
-
 class Red7VectorEnv(VectorEnv):
     """Batched ``red7_v0`` (see the module docstring and :class:`.base.VectorEnv`)."""
 
@@ -1114,8 +1052,7 @@ class Red7VectorEnv(VectorEnv):
         )
         layout = self.encoding.layout
         self._offs = np.array([layout.slice(name).start for name in _PIECES], dtype=np.int64)
-        self.chooser = KernelChooser(self.num_envs >= PARALLEL_MIN_ENVS and numba.get_num_threads() > 1)
-        """Picks the serial or the threaded step kernel (same results, speed only)."""
+        self._use_kernels(_step_serial, _step_parallel)
 
     def _reset_all(self) -> None:
         # The step kernel deals a fresh game into every slot given action DEAL (one compiled kernel).
@@ -1126,14 +1063,10 @@ class Red7VectorEnv(VectorEnv):
         )
 
     def _step(self, actions: np.ndarray) -> None:
-        chooser = self.chooser
-        kernel = chooser.kernel()
-        start = perf_counter()
-        kernel(
+        self.chooser.run(
             self.slots, actions, self._cfg, self._offs, self.obs, self.mask, self.player, self.rewards,
             self.done, self.truncated, self.steps, self.rng_state,
         )
-        chooser.record(perf_counter() - start)
 
     def _load(self, i: int, state: rules.State) -> None:
         if state.status != PLAYING or state.phase == DONE:

@@ -11,7 +11,7 @@ from cardgames_env.envs.gongzhu import rules
 from cardgames_env.envs.gongzhu.cards import POINT_CARD_IDS
 from cardgames_env.envs.gongzhu.env import TEST_VARIANTS
 from cardgames_env.envs.gongzhu.scoring import score
-from cardgames_env.vector.gongzhu import PARALLEL_MIN_ENVS, score_points
+from cardgames_env.vector.gongzhu import score_points
 
 from .differential import run_differential
 
@@ -77,20 +77,6 @@ def test_kernel_scoring_equals_the_seed_scorer_on_every_point_set() -> None:
         cards = "".join(sym for k, sym in enumerate(notation) if point_mask >> k & 1)
         assert score_points(point_mask) == score(cards), cards
 
-
-def test_parallel_kernel_matches_the_serial_one() -> None:
-    # Same seed, same actions: the threaded kernel (large batches) plays the same games.
-    small = vector.make(NAME, num_envs=PARALLEL_MIN_ENVS - 1, seed=3, game_end=-1000)
-    large = vector.make(NAME, num_envs=PARALLEL_MIN_ENVS, seed=3, game_end=-1000)
-    assert large.parallel and not small.parallel
-    rng = np.random.default_rng(0)
-    n = PARALLEL_MIN_ENVS - 1
-    for _ in range(300):
-        actions = np.argmax(large.mask * rng.random(large.mask.shape), axis=1)
-        assert np.array_equal(small.obs, large.obs[:n]) and np.array_equal(small.mask, large.mask[:n])
-        small.step(actions[:n])
-        large.step(actions)
-        assert np.array_equal(small.rewards, large.rewards[:n]) and np.array_equal(small.done, large.done[:n])
 
 
 def test_fresh_deals_are_legal_games() -> None:

@@ -62,24 +62,6 @@ def test_turn_limit_truncates_like_the_aec_env(options: dict) -> None:
     assert truncated > 0
 
 
-def test_two_kernels_play_the_same_games() -> None:
-    # Deals come from per-slot streams, so one thread or both give the very same games.
-    traces = []
-    for kernel in (vjaipur._step_serial, vjaipur._step_parallel, None):
-        vec = vector.make("jaipur_v0", num_envs=40, seed=9, reward="points")
-        if kernel is not None:  # None: the engine's own choice, switching between the two
-            vec._adaptive = False
-            vec._kernel = kernel
-        rng = np.random.default_rng(4)
-        trace = []
-        for _ in range(150):
-            actions = np.array([rng.choice(np.flatnonzero(row)) for row in vec.mask])
-            vec.step(actions)
-            trace += [vec.obs.copy(), vec.mask.copy(), vec.rewards.copy(), vec.done.copy()]
-        traces.append(trace)
-    for other in traces[1:]:
-        assert all(np.array_equal(a, b) for a, b in zip(traces[0], other))
-
 
 @pytest.mark.parametrize("substeps", [False, True])
 def test_slot_state_follows_the_rules_engine(substeps: bool) -> None:

@@ -160,30 +160,3 @@ def test_strict_mask_of_a_hand_built_position() -> None:
     env.set_game_state(state)
     assert set(np.flatnonzero(env.action_mask()).tolist()) == expected
 
-
-def test_threaded_and_serial_kernels_agree() -> None:
-    # The differential runs 3 slots (the serial kernel); the threaded kernel must give the same
-    # games slot for slot, whichever kernel the timing-based chooser would pick.
-    options = {"num_players": 3, "advanced": True, "action_rule": True}
-    serial = vector.make("red7_v0", num_envs=48, seed=9, **options)
-    threaded = vector.make("red7_v0", num_envs=48, seed=9, **options)
-    serial.chooser.enabled = serial.chooser.parallel = False
-    threaded.chooser.enabled, threaded.chooser.parallel = False, True
-    rng = np.random.default_rng(4)
-    for _ in range(60):
-        actions = np.array([rng.choice(np.flatnonzero(row)) for row in serial.mask])
-        serial.step(actions)
-        threaded.step(actions)
-        for name in ("obs", "mask", "player", "rewards", "done", "truncated", "steps", "slots"):
-            assert np.array_equal(getattr(serial, name), getattr(threaded, name)), name
-
-
-@pytest.mark.parametrize("parallel_seconds, expected", [(0.010, False), (0.0005, True)])
-def test_kernel_chooser_keeps_the_faster_kernel(parallel_seconds: float, expected: bool) -> None:
-    from cardgames_env.vector.red7 import KernelChooser, _step_parallel
-
-    chooser = KernelChooser(threaded=True)
-    for _ in range(2000):  # serial steps take 1 ms; threaded ones parallel_seconds
-        chooser.record(parallel_seconds if chooser.kernel() is _step_parallel else 0.001)
-    assert chooser.parallel is expected
-    assert not KernelChooser(threaded=False).parallel
