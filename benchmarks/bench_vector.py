@@ -26,6 +26,11 @@ not tests::
     python benchmarks/bench_vector.py                 # 3 rounds x 1 s per figure + compile times
     python benchmarks/bench_vector.py --quick         # 1 round x 0.3 s, no compile times
     python benchmarks/bench_vector.py --games gongzhu_v0 --seconds 2 --rounds 5
+    python benchmarks/bench_vector.py --games "red7_v0[num_players=4,advanced=true]"
+
+A subject is an env name, optionally with options in brackets (``key=value`` as on the
+command line); the default list is every game's default variant plus the variants that cost
+differently (Jaipur's sub-step exchanges, Red7 with 4 players and with the action rule).
 """
 
 from __future__ import annotations
@@ -45,11 +50,24 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
+from cardgames_env.cli import parse_option
 from cardgames_env.registry import load
 from cardgames_env.vector import VECTOR_ENVS, make
 from cardgames_env.vector._rng import below
 
 SIZES = (1, 64, 256, 1024)
+DEFAULT_SUBJECTS = (
+    "gongzhu_v0", "jaipur_v0", "jaipur_v0[exchange_encoding=substeps]", "red7_v0",
+    "red7_v0[num_players=4]", "red7_v0[action_rule=true]", "haggis_v0", "haggle_v0",
+)
+"""What a plain run measures: every default variant and the variants that cost differently."""
+
+
+def parse_subject(text: str) -> tuple[str, dict]:
+    """``"red7_v0[num_players=4,advanced=true]"`` -> ``("red7_v0", {"num_players": 4, ...})``."""
+    name, _, rest = text.partition("[")
+    options = dict(parse_option(o) for o in rest.rstrip("]").split(",") if o.strip())
+    return name.strip(), options
 REFERENCE_GAME = "gongzhu_v0"
 """The game compared with OpenSpiel hearts (both four-player trick-taking games)."""
 
@@ -93,8 +111,9 @@ def random_legal(mask: np.ndarray, states: np.ndarray, out: np.ndarray) -> None:
 class VectorSubject:
     """A batched engine with ``n`` slots, kept between rounds (built and warmed up once)."""
 
-    def __init__(self, name: str, n: int):
-        self.vec = make(name, num_envs=n, seed=0)
+    def __init__(self, subject: str, n: int):
+        name, options = parse_subject(subject)
+        self.vec = make(name, num_envs=n, seed=0, **options)
         self.states = np.random.SeedSequence(1).generate_state(n, dtype=np.uint64)
         self.actions = np.zeros(n, dtype=np.int64)
         self.run(0.0)
@@ -114,9 +133,10 @@ class VectorSubject:
                 return steps * vec.num_envs / (now - start)
 
 
-def aec_steps_per_second(name: str, seconds: float, seed: int = 0) -> float:
+def aec_steps_per_second(subject: str, seconds: float, seed: int = 0) -> float:
     """Random legal play through the raw AEC env reading observation and mask every decision."""
-    env = load(name).raw_env()
+    name, options = parse_subject(subject)
+    env = load(name).raw_env(**options)
     rng = np.random.default_rng(seed)
     steps = 0
     episode = 0
@@ -186,9 +206,10 @@ def openspiel_hearts() -> tuple[Callable[[float], float], str] | None:
     return run, f"{kind}, {tensor.size} floats"
 
 
-def bytes_per_slot(name: str, n: int = 64) -> float:
+def bytes_per_slot(subject: str, n: int = 64) -> float:
     """Bytes of every per-slot array an engine holds (state, outputs, counters), per slot."""
-    vec = make(name, num_envs=n, seed=0)
+    name, options = parse_subject(subject)
+    vec = make(name, num_envs=n, seed=0, **options)
     arrays = [v for v in vars(vec).values() if isinstance(v, np.ndarray) and v.shape[:1] == (n,)]
     return sum(a.nbytes for a in arrays) / n
 
@@ -199,21 +220,22 @@ start = time.perf_counter()
 import numpy as np
 from cardgames_env.vector import make
 for n in {sizes}:
-    vec = make({name!r}, num_envs=n, seed=0)
+    vec = make({name!r}, num_envs=n, seed=0, **{options!r})
     for _ in range(3):
         vec.step(np.array([np.flatnonzero(row)[0] for row in vec.mask]))
 print(time.perf_counter() - start)
 """
 
 
-def compile_seconds(name: str) -> tuple[float, float, float]:
+def compile_seconds(subject: str) -> tuple[float, float, float]:
     """Import, build and step the engine (1 and 1024 slots) in fresh processes.
 
     Returns:
         ``(cold wall, cold CPU, warm wall)`` seconds: the first process starts with an empty
         ``NUMBA_CACHE_DIR`` (everything compiles), the second reuses that cache.
     """
-    script = _COMPILE_SCRIPT.format(name=name, sizes=(1, max(SIZES)))
+    name, options = parse_subject(subject)
+    script = _COMPILE_SCRIPT.format(name=name, options=options, sizes=(1, max(SIZES)))
     times = []
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "NUMBA_CACHE_DIR": cache}
@@ -231,7 +253,8 @@ def compile_seconds(name: str) -> tuple[float, float, float]:
 def available_games(wanted: list[str]) -> tuple[list[str], list[str]]:
     """The wanted games whose batched engine imports, and notes on the ones skipped."""
     games, notes = [], []
-    for name in wanted:
+    for subject in wanted:
+        name, _ = parse_subject(subject)
         if name not in VECTOR_ENVS:
             notes.append(f"{name}: no batched engine is listed in VECTOR_ENVS")
             continue
@@ -241,7 +264,7 @@ def available_games(wanted: list[str]) -> tuple[list[str], list[str]]:
         except ModuleNotFoundError:
             notes.append(f"{name}: skipped, `{module}` is not installed yet")
             continue
-        games.append(name)
+        games.append(subject)
     return games, notes
 
 
@@ -258,7 +281,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="duration of each measurement")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median kept)")
-    parser.add_argument("--games", default=",".join(VECTOR_ENVS), help="comma-separated env names")
+    parser.add_argument("--games", nargs="+", default=list(DEFAULT_SUBJECTS),
+                        help="env names, each optionally with options: 'red7_v0[num_players=4]'")
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="comma-separated slot counts")
     parser.add_argument("--no-compile", action="store_true", help="skip the compile-time subprocesses")
     parser.add_argument("--quick", action="store_true", help="1 round x 0.3 s, no compile times")
@@ -271,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--sizes must be comma-separated integers, got {args.sizes!r}")
     if args.seconds <= 0 or args.rounds < 1 or not sizes or min(sizes) < 1:
         parser.error("--seconds must be > 0, --rounds >= 1 and every size >= 1")
-    games, notes = available_games([g.strip() for g in args.games.split(",") if g.strip()])
+    games, notes = available_games([g.strip() for g in args.games if g.strip()])
 
     subjects: dict[str, Callable[[], float]] = {}
     for name in games:
