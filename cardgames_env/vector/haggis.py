@@ -31,6 +31,7 @@ with the highest legal rank of kind ``k``, like the encoding.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -710,7 +711,11 @@ def _reading_tuple(kind: int, length: int, rank: int) -> tuple:
 
 
 PARALLEL_MIN_SLOTS = 32
-"""Below this many slots a step runs in the calling thread (thread start-up costs more)."""
+"""Below this many slots a step always runs in the calling thread (thread start-up costs more)."""
+PROBE_EVERY = 64
+"""With enough slots, the other kernel (threaded / calling thread) is timed again after this many
+steps, and after twice as many each time it loses, up to ``PROBE_MAX``."""
+PROBE_MAX = 4096
 
 
 class HaggisVectorEnv(VectorEnv):
@@ -727,16 +732,53 @@ class HaggisVectorEnv(VectorEnv):
             dtype=np.int64,
         )
         self._tables = (_TPL, _SHAPE_LO, _SHAPE_HI, _BY_CARD, _BY_CARD_N)
-        self._step_kernel = _step_all if self.num_envs >= PARALLEL_MIN_SLOTS else _step_serial
+        # Both kernels give the same results (one random stream per slot); which one is faster
+        # depends on the machine's load: an OpenMP team waits for its slowest thread, so on a
+        # busy machine the threaded kernel can be many times slower than the calling thread.
+        # The engine times both and uses the faster, re-timing the other every PROBE_EVERY steps.
+        self._threaded = self.num_envs >= PARALLEL_MIN_SLOTS
+        self._seconds = [0.0, 0.0]  # moving averages: calling thread, threaded
+        self._use_threads = False
+        self._calls = 0
+        self._probe_every = PROBE_EVERY
+        self._next_probe = PROBE_EVERY
+        if self._threaded:  # compile or load both kernels and start the threads before timing them
+            empty = (
+                self.slots[:0], self.rng_state[:0], np.zeros(0, dtype=np.int64), self.obs[:0], self.mask[:0],
+                self.player[:0], self.rewards[:0], self.done[:0], self.truncated[:0], self.steps[:0],
+                self.max_steps, self._cfg, *self._tables,
+            )
+            _step_serial(*empty)
+            _step_all(*empty)
 
     def _reset_all(self) -> None:
         _reset_slots(self.slots, self.rng_state, self.obs, self.mask, self.player, self._cfg, *self._tables)
 
     def _step(self, actions: np.ndarray) -> None:
-        self._step_kernel(
+        args = (
             self.slots, self.rng_state, actions, self.obs, self.mask, self.player, self.rewards,
             self.done, self.truncated, self.steps, self.max_steps, self._cfg, *self._tables,
         )
+        if not self._threaded:
+            _step_serial(*args)
+            return
+        self._calls += 1
+        calls = self._calls
+        probe = calls <= 2 or calls >= self._next_probe
+        threads = (calls == 2) if calls <= 2 else self._use_threads != probe
+        start = time.perf_counter()
+        (_step_all if threads else _step_serial)(*args)
+        elapsed = time.perf_counter() - start
+        seconds = self._seconds
+        # A probe's time replaces the other kernel's figure; the kernel in use keeps an average.
+        seconds[threads] = elapsed if probe else 0.75 * seconds[threads] + 0.25 * elapsed
+        use_threads = seconds[1] < seconds[0]
+        if probe and calls > 2:
+            # A losing probe waits twice as long for the next one (up to PROBE_MAX steps).
+            won = use_threads != self._use_threads
+            self._probe_every = PROBE_EVERY if won else min(2 * self._probe_every, PROBE_MAX)
+            self._next_probe = calls + self._probe_every
+        self._use_threads = use_threads
 
     def _load(self, i: int, state: Any) -> None:
         if len(state.trick) > MAX_TRICK:
