@@ -27,6 +27,12 @@ that still complete it is a closed form (the available cards above the selection
 highest few), so a sub-step's mask costs one pass over the templates of the table's shape
 (responding) or of the selection's lowest card (leading). ``declare k`` plays the selection
 with the highest legal rank of kind ``k``, like the encoding.
+
+**Threads.** With at least :data:`PARALLEL_MIN_SLOTS` slots the engine has two kernels, one
+spreading the slots over threads (``prange``) and one in the calling thread; they play the
+same games (one random stream per slot). An OpenMP team waits for its slowest thread, so on a
+busy machine the threaded kernel can be far slower; the engine times both as it goes and steps
+with the faster (re-timing the other now and then).
 """
 
 from __future__ import annotations
