@@ -28,16 +28,13 @@ highest few), so a sub-step's mask costs one pass over the templates of the tabl
 (responding) or of the selection's lowest card (leading). ``declare k`` plays the selection
 with the highest legal rank of kind ``k``, like the encoding.
 
-**Threads.** With at least :data:`PARALLEL_MIN_SLOTS` slots the engine has two kernels, one
-spreading the slots over threads (``prange``) and one in the calling thread; they play the
-same games (one random stream per slot). An OpenMP team waits for its slowest thread, so on a
-busy machine the threaded kernel can be far slower; the engine times both as it goes and steps
-with the faster (re-timing the other now and then).
+**Threads.** The engine has two kernels, one spreading the slots over threads (``prange``) and
+one in the calling thread; they play the same games (one random stream per slot), and the
+driver's :class:`~cardgames_env.vector.base.KernelChooser` steps with the faster.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
@@ -609,12 +606,15 @@ def _step_slot(
     max_steps: int, cfg: np.ndarray,
     tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
 ) -> None:
-    """One action in slot ``i`` (encoding.apply_action + the AEC env's step bookkeeping)."""
+    """One action in slot ``i`` (encoding.apply_action + the AEC env's step bookkeeping);
+    ``base.STAY``: the slot sits the step out, with zero rewards and its outputs unchanged."""
     action = actions[i]
     rewards[i, 0] = 0.0
     rewards[i, 1] = 0.0
     done[i] = False
     truncated[i] = False
+    if action < 0:
+        return
     old0 = st[i, F_TOTALS]
     old1 = st[i, F_TOTALS + 1]
     hand_over = False
@@ -716,14 +716,6 @@ def _reading_tuple(kind: int, length: int, rank: int) -> tuple:
     return ("sequence", kind, length, rank)
 
 
-PARALLEL_MIN_SLOTS = 32
-"""Below this many slots a step always runs in the calling thread (thread start-up costs more)."""
-PROBE_EVERY = 64
-"""With enough slots, the other kernel (threaded / calling thread) is timed again after this many
-steps, and after twice as many each time it loses, up to ``PROBE_MAX``."""
-PROBE_MAX = 4096
-
-
 class HaggisVectorEnv(VectorEnv):
     """``num_envs`` Haggis games stepped together; see the module docstring."""
 
@@ -738,53 +730,16 @@ class HaggisVectorEnv(VectorEnv):
             dtype=np.int64,
         )
         self._tables = (_TPL, _SHAPE_LO, _SHAPE_HI, _BY_CARD, _BY_CARD_N)
-        # Both kernels give the same results (one random stream per slot); which one is faster
-        # depends on the machine's load: an OpenMP team waits for its slowest thread, so on a
-        # busy machine the threaded kernel can be many times slower than the calling thread.
-        # The engine times both and uses the faster, re-timing the other every PROBE_EVERY steps.
-        self._threaded = self.num_envs >= PARALLEL_MIN_SLOTS
-        self._seconds = [0.0, 0.0]  # moving averages: calling thread, threaded
-        self._use_threads = False
-        self._calls = 0
-        self._probe_every = PROBE_EVERY
-        self._next_probe = PROBE_EVERY
-        if self._threaded:  # compile or load both kernels and start the threads before timing them
-            empty = (
-                self.slots[:0], self.rng_state[:0], np.zeros(0, dtype=np.int64), self.obs[:0], self.mask[:0],
-                self.player[:0], self.rewards[:0], self.done[:0], self.truncated[:0], self.steps[:0],
-                self.max_steps, self._cfg, *self._tables,
-            )
-            _step_serial(*empty)
-            _step_all(*empty)
+        self._use_kernels(_step_serial, _step_all)
 
     def _reset_all(self) -> None:
         _reset_slots(self.slots, self.rng_state, self.obs, self.mask, self.player, self._cfg, *self._tables)
 
     def _step(self, actions: np.ndarray) -> None:
-        args = (
+        self.chooser.run(
             self.slots, self.rng_state, actions, self.obs, self.mask, self.player, self.rewards,
             self.done, self.truncated, self.steps, self.max_steps, self._cfg, *self._tables,
         )
-        if not self._threaded:
-            _step_serial(*args)
-            return
-        self._calls += 1
-        calls = self._calls
-        probe = calls <= 2 or calls >= self._next_probe
-        threads = (calls == 2) if calls <= 2 else self._use_threads != probe
-        start = time.perf_counter()
-        (_step_all if threads else _step_serial)(*args)
-        elapsed = time.perf_counter() - start
-        seconds = self._seconds
-        # A probe's time replaces the other kernel's figure; the kernel in use keeps an average.
-        seconds[threads] = elapsed if probe else 0.75 * seconds[threads] + 0.25 * elapsed
-        use_threads = seconds[1] < seconds[0]
-        if probe and calls > 2:
-            # A losing probe waits twice as long for the next one (up to PROBE_MAX steps).
-            won = use_threads != self._use_threads
-            self._probe_every = PROBE_EVERY if won else min(2 * self._probe_every, PROBE_MAX)
-            self._next_probe = calls + self._probe_every
-        self._use_threads = use_threads
 
     def _load(self, i: int, state: Any) -> None:
         if len(state.trick) > MAX_TRICK:

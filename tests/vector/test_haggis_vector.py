@@ -150,17 +150,3 @@ def _trace(vec: vector.VectorEnv, steps: int) -> list[np.ndarray]:
         vec.step(np.argmax(vec.mask * noise, axis=1))
         out += [vec.obs.copy(), vec.mask.copy(), vec.rewards.copy(), vec.done.copy(), vec.player.copy()]
     return out
-
-
-def test_threaded_and_calling_thread_kernels_agree(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The engine picks the faster kernel as it goes; both must play the same games."""
-    from cardgames_env.vector import haggis as engine
-
-    serial = vector.make("haggis_v0", num_envs=engine.PARALLEL_MIN_SLOTS + 8, seed=9, max_steps=80)
-    serial._threaded = False  # type: ignore[attr-defined]
-    expected = _trace(serial, 120)
-    monkeypatch.setattr(engine, "_step_serial", engine._step_all)
-    threaded = vector.make("haggis_v0", num_envs=engine.PARALLEL_MIN_SLOTS + 8, seed=9, max_steps=80)
-    got = _trace(threaded, 120)
-    assert all(np.array_equal(a, b) for a, b in zip(expected, got))
-    assert sum(int(d.sum()) for d in expected[3::5]) > 0, "games were cut at max_steps and restarted"
