@@ -64,23 +64,27 @@ class RandomAgent:
             self.rng = make_rng(seed)
 
 
-AGENT_KINDS = ("random", "heuristic")
-"""Named agent kinds; anything else given to :func:`make_agent` must be a path to a saved model."""
+AGENT_KINDS = ("random", "heuristic", "search")
+"""Named agent kinds (``search`` takes options: ``search:iterations=800``); anything else given
+to :func:`make_agent` must be a path to a saved model."""
 
 
 def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
     """Build an agent by name or model path for an env (raw or wrapped).
 
     Args:
-        kind: ``"random"``, ``"heuristic"``, or a path to a model saved by ``cardgames train``
-            (its ``.zip``, the zip without suffix, or the run folder holding ``model.zip``).
+        kind: ``"random"``, ``"heuristic"``, ``"search"`` with optional options
+            (``"search:iterations=800"``, ``"search:time=0.2"``; see
+            :func:`cardgames_env.agents.search.parse_search_options`), or a path to a model
+            saved by ``cardgames train`` (its ``.zip``, the zip without suffix, or the run
+            folder holding ``model.zip``).
         env: the env the agent will play (its encoding tells heuristics how to read
             observations; a model must have been trained for this env and variant).
         seed: seed of the agent's own randomness.
 
     Raises:
-        ValueError: for an unknown kind, a game without a heuristic, or a model that is missing
-            or was trained for another env.
+        ValueError: for an unknown kind, a game without a heuristic, bad search options, or a
+            model that is missing or was trained for another env.
     """
     if kind == "random":
         return RandomAgent(seed)
@@ -93,10 +97,15 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
         cls = getattr(importlib.import_module(module_name), class_name)
         agent: Agent = cls(raw.encoding, seed=seed)
         return agent
+    if kind == "search" or kind.startswith("search:"):
+        from .search import SearchAgent
+
+        return SearchAgent(env, kind, seed=seed)
     from .model import ModelAgent, looks_like_model_path
 
     if looks_like_model_path(kind):
         return ModelAgent.load(kind, env=env, seed=seed)
     raise ValueError(
-        f"unknown agent {kind!r}; expected 'random', 'heuristic' or a path to a saved model"
+        f"unknown agent {kind!r}; expected 'random', 'heuristic', 'search[:options]' "
+        "or a path to a saved model"
     )
