@@ -44,7 +44,7 @@ SEARCH_KIND = "search"
 """Agent-kind name of the search agent (with ``:key=value`` options)."""
 
 DEFAULT_ITERATIONS: dict[str, int] = {
-    "red7": 300,
+    "red7": 450,
     "gongzhu": 120,
     "jaipur": 60,
     "haggis": 40,
@@ -254,56 +254,63 @@ class SearchAgent:
         self.last_iterations = 0
         if len(root_moves) == 1:
             return root_moves[0]
-        root = _Node()
+        # The root's moves are the same in every determinization (the seat's own choice): its
+        # children are a list aligned with them, tried in order, then picked by UCB1.
+        children: list[_Node] = []
         rng = self.rng
+        c = self.options.c
         iterations, seconds = self.iterations, self.seconds
         deadline = time.perf_counter() + seconds if seconds is not None else math.inf
         done = 0
         while (iterations is None or done < iterations) and (done == 0 or time.perf_counter() < deadline):
-            self._iterate(root, root_state, root_moves, me, rng)
+            if len(children) < len(root_moves):
+                index = len(children)
+                children.append(_Node())
+            else:
+                log_n = math.log(done)
+                index, best_value = 0, -math.inf
+                for i, child in enumerate(children):
+                    value = child.total / child.visits + c * math.sqrt(log_n / child.visits)
+                    if value > best_value:
+                        index, best_value = i, value
+            self._iterate(children[index], root_moves[index], root_state, me, rng)
             done += 1
         self.last_iterations = done
         best, best_key = root_moves[0], (-1, -math.inf)
-        for move in root_moves:
-            child = root.children.get(move)
-            if child is None:
-                continue
+        for move, child in zip(root_moves, children):
             key = (child.visits, child.total / child.visits)
             if key > best_key:
                 best, best_key = move, key
         return best
 
-    def _iterate(
-        self, root: _Node, root_state: Any, root_moves: list[Any], me: int, rng: np.random.Generator
-    ) -> None:
-        """One simulation: determinize, select/expand along own moves, roll out, back up."""
+    def _iterate(self, first: _Node, move: Any, root_state: Any, me: int, rng: np.random.Generator) -> None:
+        """One simulation through the root's child ``first`` (for ``move``): determinize, play
+        ``move``, select/expand along the seat's later moves, roll out, back up."""
         adapter = self.adapter
         rules = adapter.rules
         current_player = rules.current_player
         apply = adapter.apply
-        random_rollout = self.options.rollout == "random"
-        policy = adapter.random_move if random_rollout else adapter.policy
+        policy = adapter.random_move if self.options.rollout == "random" else adapter.policy
         c = self.options.c
         max_children = self.options.max_children
-        state = rules.resample_hidden(root_state, me, rng)
-        node = root
-        path = [root]
-        in_tree = True
-        steps = 0
+        state = apply(rules.resample_hidden(root_state, me, rng), move)
+        node = first
+        path = [first]
+        in_tree = first.visits > 0  # a new child of the root is the expansion of this simulation
+        steps = 1
         while True:
             player = current_player(state)
             if player < 0 or adapter.stop(state, me) or steps >= adapter.max_rollout:
                 break
             if player == me and in_tree:
-                # The root's moves are the same in every determinization (the seat's own choice).
-                moves = root_moves if node is root else adapter.moves(state, max_children)
+                moves = adapter.moves(state, max_children)
                 children = node.children
                 chosen = None
-                for move in moves:
-                    child = children.get(move)
+                for candidate in moves:
+                    child = children.get(candidate)
                     if child is None:
                         if chosen is None:
-                            chosen = move
+                            chosen = candidate
                     else:
                         child.avail += 1
                 if chosen is not None:
@@ -312,12 +319,12 @@ class SearchAgent:
                     in_tree = False  # expanded: the rest is the rollout
                 else:
                     best_value = -math.inf
-                    for move in moves:
-                        child = children[move]
+                    for candidate in moves:
+                        child = children[candidate]
                         visits = child.visits
                         value = child.total / visits + c * math.sqrt(math.log(child.avail) / visits)
                         if value > best_value:
-                            best_value, chosen = value, move
+                            best_value, chosen = value, candidate
                     child = children[chosen]
                 path.append(child)
                 node = child

@@ -36,6 +36,8 @@ from cardgames_env.envs.haggle.cards import BASE_VALUES, EMPTY, NUM_COLOURS, NUM
 from cardgames_env.envs.jaipur import rules as jp
 from cardgames_env.envs.jaipur.cards import CAMEL, HAND_LIMIT, NUM_GOODS, PRECIOUS
 from cardgames_env.envs.red7 import rules as r7
+from cardgames_env.envs.red7.cards import CARD_COLOUR
+from cardgames_env.envs.red7.scoring import strengths
 
 
 class GameAdapter:
@@ -111,10 +113,38 @@ def _red7_spent(move: Any) -> tuple[int, ...]:
     return ()
 
 
+def _red7_cheapest(state: Any) -> Any:
+    """The heuristic's move at a strict turn start without the action rule, found directly:
+    the lowest card that can be played or discarded alone (playing first), else the pair
+    whose higher then lower card is lowest, else giving up."""
+    p = state.player
+    hand = _cards(state.hands[p])
+    palette = state.palettes[p]
+    thresholds = r7.opponent_thresholds(state, p)
+    rule = state.rule
+    base = strengths(palette)
+    after = {c: strengths(palette | 1 << c) for c in hand}
+    for c in hand:
+        if after[c][rule] > thresholds[rule]:
+            return r7.Play(c)
+        colour = CARD_COLOUR[c]
+        if base[colour] > thresholds[colour]:
+            return r7.Discard(c)
+    best, best_key = None, None
+    for c in hand:
+        for d in hand:
+            if d != c and after[c][CARD_COLOUR[d]] > thresholds[CARD_COLOUR[d]]:
+                key = (max(c, d), min(c, d), c)
+                if best_key is None or key < best_key:
+                    best, best_key = r7.PlayDiscard(c, d), key
+    return best if best is not None else r7.GiveUp()
+
+
 class Red7Adapter(GameAdapter):
     """Red7: searched to the end of the round; the policy keeps winning as cheaply as it can."""
 
     rules: ClassVar[Any] = r7
+    default_epsilon = 0.0
 
     def canonical(self, state: Any, player: int) -> Any:
         n = state.num_players
@@ -160,10 +190,13 @@ class Red7Adapter(GameAdapter):
         return r7.apply_legal_move(state, move)
 
     def policy(self, state: Any, rng: np.random.Generator) -> Any:
+        if self.epsilon and rng.random() < self.epsilon:
+            return self.random_move(state, rng)
+        config = self.config
+        if config.strict and not config.action_rule and state.phase == r7.MAIN and state.hands[state.player]:
+            return _red7_cheapest(state)
         moves = r7.legal_moves(state)
-        if rng.random() < self.epsilon:
-            return moves[int(rng.integers(len(moves)))]
-        if self.config.strict:
+        if config.strict:
             return min(moves, key=self._key)
         seat = state.player
         for move in sorted(moves, key=self._key):  # off strict: the cheapest move keeping the seat in
