@@ -47,7 +47,7 @@ DEFAULT_ITERATIONS: dict[str, int] = {
     "red7": 450,
     "gongzhu": 120,
     "jaipur": 60,
-    "haggis": 40,
+    "haggis": 25,
     "haggle": 150,
 }
 """Iterations per decision of the default setting, per game: sized so that one decision

@@ -485,6 +485,12 @@ class JaipurAdapter(GameAdapter):
 # -- Haggis --------------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=1 << 15)
+def _haggis_plays(hand: int, table: Any, lone_qk_wild: bool, natural_runs: bool) -> list:
+    """:func:`legal_plays`, remembered (the same hands and tables recur across simulations)."""
+    return legal_plays(hand, table, lone_qk_wild, natural_runs)
+
+
 class HaggisAdapter(GameAdapter):
     """Haggis: searched to the end of the hand (the hand's point difference); the moves are the
     encoding's plays (one reading per card set and kind), the policy is the heuristic's."""
@@ -503,7 +509,7 @@ class HaggisAdapter(GameAdapter):
     def legal(self, state: Any) -> list[Any]:
         seat = state.to_move
         hand = state.hands[seat]
-        plays = legal_plays(hand, state.table, *self.flags)
+        plays = _haggis_plays(hand, state.table, *self.flags)
         opponent = state.hands[1 - seat].bit_count()
         leading = state.table is None
         trick_points = state.trick_points
@@ -531,7 +537,7 @@ class HaggisAdapter(GameAdapter):
         return hg.apply_move(state, move)
 
     def random_move(self, state: Any, rng: np.random.Generator) -> Any:
-        plays = legal_plays(state.hands[state.to_move], state.table, *self.flags)
+        plays = _haggis_plays(state.hands[state.to_move], state.table, *self.flags)
         n = len(plays) + (state.table is not None)
         i = int(rng.integers(n))
         if i == len(plays):
@@ -545,7 +551,7 @@ class HaggisAdapter(GameAdapter):
         seat = state.to_move
         hand = state.hands[seat]
         table = state.table
-        plays = legal_plays(hand, table, *self.flags)
+        plays = _haggis_plays(hand, table, *self.flags)
         choice = _haggis_choice(plays, hand, table, state.hands[1 - seat].bit_count(), state.trick_points)
         if choice is None:
             return hg.Pass() if table is not None else hg.Play(plays[0][0], plays[0][2])
