@@ -124,8 +124,8 @@ def test_no_peeking_same_move_when_only_hidden_cards_differ(name):
         other = rules.resample_hidden(state, player, rng)
         if other == state:
             continue
-        a = SearchAgent(raw, "search:iterations=30", seed=5).choose_move(state)
-        b = SearchAgent(raw, "search:iterations=30", seed=5).choose_move(other)
+        a = SearchAgent(raw, "search:iterations=16", seed=5).choose_move(state)
+        b = SearchAgent(raw, "search:iterations=16", seed=5).choose_move(other)
         assert a == b
         checked += 1
     assert checked >= 2
@@ -148,11 +148,11 @@ def test_search_plays_only_legal_actions(name, options):
 
 @pytest.mark.parametrize("name", ["red7_v0", "jaipur_v0"])
 def test_search_is_reproducible_under_a_seed(name):
-    env = load(name).raw_env(max_steps=60)
+    env = load(name).raw_env(max_steps=40)
     n = len(env.possible_agents)
     records = []
     for _ in range(2):
-        agents = [make_agent("search:iterations=15", env, seed=s) for s in range(n)]
+        agents = [make_agent("search:iterations=8", env, seed=s) for s in range(n)]
         records.append(play_game(env, agents, seed=4))
     assert records[0] == records[1]
 
@@ -189,3 +189,36 @@ def test_haggle_hand_value_matches_the_heuristics_vector_version():
     expected = hand_values(hands, 4)
     got = [haggle_hand_value(tuple(int(v) for v in h), 4) for h in hands]
     assert np.allclose(got, expected)
+
+
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("haggis_v0", {"target_score": 50}), ("jaipur_v0", {"exchange_encoding": "substeps"})],
+)
+def test_sub_step_encodings_play_the_whole_chosen_move(name, options):
+    """With encodings that build a move over several actions, the agent's actions complete
+    exactly the rules move its search chose."""
+    env = load(name).raw_env(**options)
+    rules = env.rules
+    checked = 0
+    for seed in range(4):
+        env.reset(seed=seed)
+        agent = SearchAgent(env, "search:iterations=8", seed=seed)
+        chosen: list = []
+
+        def recording(state, choose=agent.choose_move, chosen=chosen):
+            chosen.append(choose(state))
+            return chosen[-1]
+
+        agent.choose_move = recording
+        for _ in range(6):
+            state = env.game_state()
+            if rules.current_player(state) < 0:
+                break
+            while env.game_state() is state:
+                env.step(agent.act(np.zeros(1), env.action_mask()))
+            expected = rules.apply_move(state, chosen[-1])
+            if rules.current_player(expected) >= 0:  # no new deal in between
+                assert env.game_state() == expected
+                checked += 1
+    assert checked >= 10
