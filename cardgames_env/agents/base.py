@@ -97,7 +97,7 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
         cls = getattr(importlib.import_module(module_name), class_name)
         agent: Agent = cls(raw.encoding, seed=seed)
         return agent
-    if kind == "search" or kind.startswith("search:"):
+    if kind == "search" or kind.startswith("search:"):  # search.is_search_kind, without importing it
         from .search import SearchAgent
 
         return SearchAgent(env, kind, seed=seed)

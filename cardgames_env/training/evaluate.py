@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from cardgames_env.agents.base import Agent, make_agent
+from cardgames_env.agents.search import is_search_kind
 from cardgames_env.core.aec import CardGameEnv
 from cardgames_env.registry import load
 
@@ -80,7 +81,7 @@ class Roster:
 def agent_label(spec: AgentSpec) -> str:
     """Return a short name for an agent spec (a model's run folder or file stem)."""
     if isinstance(spec, str):
-        if spec in ("random", "heuristic") or spec.startswith("search"):
+        if spec in ("random", "heuristic") or is_search_kind(spec):
             return spec
         path = Path(spec)
         if path.is_dir():
