@@ -632,7 +632,8 @@ def _best_trade(hand: tuple[int, ...], give: tuple[int, ...], n: int, max_offer:
 
 class HaggleAdapter(GameAdapter):
     """Haggle: searched to the end of the game (the real scoring, cap draw sampled); in the
-    policy proposers pass and targets accept offers that do not lower their hand's value."""
+    policy proposers pass (a proposal under way is completed with the best fair trade) and
+    targets accept offers that do not lower their hand's value."""
 
     rules: ClassVar[Any] = hl
     default_children = 8
@@ -716,8 +717,18 @@ class HaggleAdapter(GameAdapter):
             max_offer = self.config.max_offer
             moves.sort(key=lambda m: -_best_trade(hand, m.cards, n, max_offer))
         elif stage == hl.Stage.ASK:
-            hand = tuple(h - g for h, g in zip(state.hands[state.proposer], state.give))
-            moves.sort(key=lambda m: -haggle_hand_value(tuple(h + a for h, a in zip(hand, m.cards)), n))
+            give = state.give
+            given = sum(g * v for g, v in zip(give, BASE_VALUES))
+            hand = tuple(h - g for h, g in zip(state.hands[state.proposer], give))
+
+            def key(move: Any) -> tuple[bool, float]:
+                # Fair asks first (no more base value than given, not the cards given): the
+                # ones a partner may take; then by the proposer's resulting hand value.
+                fair = move.cards != give and sum(a * v for a, v in zip(move.cards, BASE_VALUES)) <= given
+                value = haggle_hand_value(tuple(h + a for h, a in zip(hand, move.cards)), n)
+                return (not fair, -value)
+
+            moves.sort(key=key)
         return moves
 
     def policy(self, state: Any, rng: np.random.Generator) -> Any:
@@ -748,6 +759,8 @@ class HaggleAdapter(GameAdapter):
                 if value > best_value:
                     best, best_value = move, value
             return best
+        if stage in (hl.Stage.GIVE, hl.Stage.ASK):  # the heuristic's best fair trade
+            return self.legal(state)[0]
         if stage == hl.Stage.TERMS:
             return hl.legal_moves(state)[0]
         return self.random_move(state, rng)
