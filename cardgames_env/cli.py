@@ -517,7 +517,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_eval = sub.add_parser("eval", help="evaluate an agent against another over seeded games")
     p_eval.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
-    p_eval.add_argument("--agent", required=True, help="random, heuristic or a model path")
+    p_eval.add_argument(
+        "--agent", required=True, help="random, heuristic, search[:key=value...] or a model path"
+    )
     p_eval.add_argument("--vs", required=True, help="the opponent in every other seat")
     p_eval.add_argument("--games", type=int, default=200, help="games (seats rotate over each deal)")
     p_eval.add_argument("--seed", type=int, default=0, help="first deal's seed")
@@ -526,7 +528,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_league = sub.add_parser("league", help="round-robin league with an Elo table (CSV + PNG)")
     p_league.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
-    p_league.add_argument("--agents", required=True, help="comma-separated: random, heuristic, model paths")
+    p_league.add_argument(
+        "--agents", required=True,
+        help="comma-separated: random, heuristic, search[:key=value...], model paths",
+    )
     p_league.add_argument("--games", type=int, default=100, help="games per pair of agents")
     p_league.add_argument("--seed", type=int, default=0, help="first deal's seed")
     p_league.add_argument("--out", default=None, help="folder for elo_<env>.csv and elo_<env>.png")

@@ -61,24 +61,28 @@ class RandomAgent:
             self.rng = make_rng(seed)
 
 
-AGENT_KINDS = ("random", "heuristic")
-"""Named agent kinds; anything else given to :func:`make_agent` must be a path to a saved model."""
+AGENT_KINDS = ("random", "heuristic", "search")
+"""Named agent kinds (``search`` takes options: ``search:iterations=800``); anything else given
+to :func:`make_agent` must be a path to a saved model."""
 
 
 def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
     """Build an agent by name or model path for an env (raw or wrapped).
 
     Args:
-        kind: ``"random"``, ``"heuristic"``, or a path to a model saved by ``cardgames train``
-            (its ``.zip``, the zip without suffix, or the run folder holding ``model.zip``), or
-            an RLlib checkpoint folder (``cardgames.json`` + ``rllib_checkpoint.json``; needs ray).
+        kind: ``"random"``, ``"heuristic"``, ``"search"`` with optional options
+            (``"search:iterations=800"``, ``"search:time=0.2"``; see
+            :func:`cardgames_env.agents.search.parse_search_options`), a path to a model
+            saved by ``cardgames train`` (its ``.zip``, the zip without suffix, or the run
+            folder holding ``model.zip``), or an RLlib checkpoint folder (``cardgames.json`` +
+            ``rllib_checkpoint.json``; needs ray).
         env: the env the agent will play (its encoding tells heuristics how to read
             observations; a model must have been trained for this env and variant).
         seed: seed of the agent's own randomness.
 
     Raises:
-        ValueError: for an unknown kind, a game without a heuristic, or a model that is missing
-            or was trained for another env.
+        ValueError: for an unknown kind, a game without a heuristic, bad search options, or a
+            model that is missing or was trained for another env.
     """
     if kind == "random":
         return RandomAgent(seed)
@@ -91,6 +95,10 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
         cls = getattr(importlib.import_module(module_name), class_name)
         agent: Agent = cls(raw.encoding, seed=seed)
         return agent
+    if kind == "search" or kind.startswith("search:"):  # search.is_search_kind, without importing it
+        from .search import SearchAgent
+
+        return SearchAgent(env, kind, seed=seed)
     from .rllib_agent import RLlibAgent, looks_like_rllib_checkpoint
 
     if looks_like_rllib_checkpoint(kind):
@@ -98,5 +106,6 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
     if looks_like_model_path(kind):
         return ModelAgent.load(kind, env=env, seed=seed)
     raise ValueError(
-        f"unknown agent {kind!r}; expected 'random', 'heuristic' or a path to a saved model"
+        f"unknown agent {kind!r}; expected 'random', 'heuristic', 'search[:options]' "
+        "or a path to a saved model"
     )

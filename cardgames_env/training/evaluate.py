@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from cardgames_env.agents.base import Agent, make_agent
+from cardgames_env.agents.search import is_search_kind
 from cardgames_env.core.aec import CardGameEnv
 from cardgames_env.registry import load
 
@@ -34,7 +35,7 @@ from .config import score_by
 from .stats import bradley_terry, elo_from_strengths, mean_interval, wilson_interval
 
 AgentSpec = str | Agent
-"""``"random"``, ``"heuristic"``, a model path, or an :class:`Agent` object."""
+"""``"random"``, ``"heuristic"``, ``"search[:options]"``, a model path, or an :class:`Agent` object."""
 
 _MAX_STEPS = 1_000_000
 """Safety limit on the steps of one evaluated game."""
@@ -80,7 +81,7 @@ class Roster:
 def agent_label(spec: AgentSpec) -> str:
     """Return a short name for an agent spec (a model's run folder or file stem)."""
     if isinstance(spec, str):
-        if spec in ("random", "heuristic"):
+        if spec in ("random", "heuristic") or is_search_kind(spec):
             return spec
         path = Path(spec)
         if path.is_dir():

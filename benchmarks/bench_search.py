@@ -1,0 +1,101 @@
+"""Speed of the IS-MCTS search agent: time per decision and simulations per second, per game.
+
+For each game it plays a few seeded games of the search agent (seat 0, or every seat in turn)
+against the heuristic and times every search decision on one core:
+
+* ``iters`` — simulations per decision of the setting measured (the default: the game's
+  :data:`cardgames_env.agents.search.DEFAULT_ITERATIONS`);
+* ``ms/decision`` — mean, 95th percentile and maximum CPU time of one decision
+  (``time.process_time``, so other work on a shared machine disturbs it as little as
+  possible; wall time is printed too);
+* ``sims/s`` — simulations per CPU second.
+
+Decisions with a single searched move (no search) are not counted. Figures, not tests::
+
+    python benchmarks/bench_search.py                    # every game, 2 games each
+    python benchmarks/bench_search.py --games 1 --envs red7_v0 --agent search:iterations=800
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from typing import Any
+
+import numpy as np
+
+from cardgames_env.agents.base import make_agent
+from cardgames_env.agents.search import SearchAgent
+from cardgames_env.registry import load
+from cardgames_env.training.evaluate import play_game
+
+ENVS = ("red7_v0", "gongzhu_v0", "jaipur_v0", "haggis_v0", "haggle_v0")
+OPTIONS: dict[str, dict[str, Any]] = {"haggis_v0": {"target_score": 100}}
+"""Shorter Haggis games (the time per decision does not depend on the target score)."""
+
+
+def measure(env_name: str, agent: str, games: int, seed: int) -> dict[str, float]:
+    """Play ``games`` games of the search agent against heuristics and time its decisions."""
+    raw = load(env_name).raw_env(**OPTIONS.get(env_name, {}))
+    n = len(raw.possible_agents)
+    cpu: list[float] = []
+    wall: list[float] = []
+    iterations: list[int] = []
+    for game in range(games):
+        seat = game % n
+        searcher = make_agent(agent, raw, seed=game)
+        assert isinstance(searcher, SearchAgent)
+        choose = searcher.choose_move
+
+        def timed(state: Any, choose: Any = choose, searcher: SearchAgent = searcher) -> Any:
+            c0, w0 = time.process_time(), time.perf_counter()
+            move = choose(state)
+            if searcher.last_iterations:
+                cpu.append(time.process_time() - c0)
+                wall.append(time.perf_counter() - w0)
+                iterations.append(searcher.last_iterations)
+            return move
+
+        searcher.choose_move = timed  # type: ignore[method-assign]
+        agents = [searcher if s == seat else make_agent("heuristic", raw, seed=s) for s in range(n)]
+        play_game(raw, agents, seed + game)
+    cpu_a, wall_a = np.array(cpu), np.array(wall)
+    return {
+        "decisions": len(cpu),
+        "iters": float(np.mean(iterations)),
+        "mean_ms": 1000 * float(cpu_a.mean()),
+        "p95_ms": 1000 * float(np.percentile(cpu_a, 95)),
+        "max_ms": 1000 * float(cpu_a.max()),
+        "wall_ms": 1000 * float(wall_a.mean()),
+        "sims_per_s": float(np.sum(iterations) / cpu_a.sum()),
+    }
+
+
+def main() -> None:
+    """Print a Markdown table of the search agent's speed per game."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--envs", default=",".join(ENVS), help="comma-separated env names")
+    parser.add_argument("--agent", default="search", help="search agent name with options")
+    parser.add_argument("--games", type=int, default=2, help="games per env")
+    parser.add_argument("--seed", type=int, default=0, help="first game's seed")
+    args = parser.parse_args()
+    machine = f"{platform.machine()}, {platform.processor() or 'cpu'}"
+    print(f"machine: {machine}, {os.cpu_count()} cores, python {platform.python_version()}")
+    print(f"agent: {args.agent}; CPU time per decision (one core)\n")
+    print("| env | decisions | iters | mean ms | p95 ms | max ms | wall mean ms | sims/s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name in args.envs.split(","):
+        r = measure(name, args.agent, args.games, args.seed)
+        print(
+            f"| {name} | {r['decisions']:.0f} | {r['iters']:.0f} | {r['mean_ms']:.1f} | {r['p95_ms']:.1f} | "
+            f"{r['max_ms']:.1f} | {r['wall_ms']:.1f} | {r['sims_per_s']:.0f} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
