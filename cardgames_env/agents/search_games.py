@@ -290,8 +290,12 @@ class GongZhuAdapter(GameAdapter):
         hidden = 0
         for s in others:
             hidden |= state.hands[s]
+        # Public fact (section 2): in hand 1 the unplayed ♠2 is with the first leader.
+        holder = gz.spade_two_holder(state)
+        fixed = 1 << gz.SPADE_TWO if holder in others else 0
+        hidden &= ~fixed
         by_suit = [_cards(hidden & gz.SUIT_MASKS[suit]) for suit in range(4)]
-        room = [state.hands[s].bit_count() for s in others]
+        room = [state.hands[s].bit_count() - (s == holder and fixed != 0) for s in others]
         counts = _split_suits(
             [len(cards) for cards in by_suit],
             room,
@@ -301,7 +305,7 @@ class GongZhuAdapter(GameAdapter):
             raise RuntimeError("no deal of the hidden cards fits the shown voids")
         hands = list(state.hands)
         for s in others:
-            hands[s] = 0
+            hands[s] = fixed if s == holder else 0
         for suit, cards in enumerate(by_suit):
             pos = 0
             for i, s in enumerate(others):
