@@ -37,7 +37,7 @@ import numpy as np
 
 from cardgames_env.core.rng import make_rng
 
-from .base import legal_actions
+from .masks import legal_actions
 from .search_games import ADAPTERS, GameAdapter
 
 SEARCH_KIND = "search"
