@@ -97,8 +97,8 @@ def random_legal(mask: np.ndarray, states: np.ndarray, out: np.ndarray) -> None:
     for i in range(mask.shape[0]):
         row = mask[i]
         count = 0
-        for a in range(row.shape[0]):
-            count += row[a]
+        for legal in row:  # iterating the row itself vectorises; indexing it does not
+            count += legal
         pick = below(states, i, count)
         for a in range(row.shape[0]):
             if row[a]:
