@@ -29,14 +29,7 @@ from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-
-def parse_options(items: list[str]) -> dict[str, Any]:
-    """``key=value`` pairs with int values recognised."""
-    options: dict[str, Any] = {}
-    for item in items:
-        key, _, value = item.partition("=")
-        options[key] = int(value) if value.lstrip("-").isdigit() else value
-    return options
+from cardgames_env.cli import parse_option  # noqa: E402 (after the thread setting)
 
 
 def per_runner(
@@ -109,7 +102,7 @@ def main() -> None:
 
     import ray
 
-    options = parse_options(args.option)
+    options = dict(parse_option(o) for o in args.option)
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; ray {ray.__version__}; env {args.env} {options}")
     if not args.skip_per_runner:
