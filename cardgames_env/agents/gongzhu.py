@@ -6,13 +6,15 @@ dump the pig and high hearts when void, lead low cards of safe suits.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from cardgames_env.core.rng import make_rng
 from cardgames_env.envs.gongzhu.cards import GOAT, HEARTS, PIG, SPADES
 from cardgames_env.envs.gongzhu.encoding import LAYOUT, GongZhuEncoding
 
-from .base import legal_actions
+from .masks import legal_actions
 
 ACE_OF_SPADES = SPADES * 13 + 12
 KING_OF_SPADES = SPADES * 13 + 11
@@ -49,7 +51,7 @@ class GongZhuHeuristic:
         if not trick:
             return self._lead(legal, pig_out)
         led = int(np.flatnonzero(view["led_suit"])[0])
-        return self._follow(legal, trick, led, pig_out, hand)
+        return follow_card(legal, trick, led, pig_out)
 
     def _lead(self, legal: list[int], pig_out: bool) -> int:
         def danger(card: int) -> tuple[int, int, int]:
@@ -58,33 +60,39 @@ class GongZhuHeuristic:
 
         return min(legal, key=danger)
 
-    def _follow(self, legal: list[int], trick: list[int], led: int, pig_out: bool, hand: set[int]) -> int:
-        following = [c for c in legal if _suit(c) == led]
-        best = max(c for c in trick if _suit(c) == led)
-        negative = any(_suit(c) == HEARTS and _rank(c) >= 3 for c in trick) or PIG in trick
-        last = len(trick) == 3
-        if following:
-            if led == SPADES and PIG in following and best in (ACE_OF_SPADES, KING_OF_SPADES):
-                return PIG  # dump the pig under a higher spade
-            below = [c for c in following if c < best and c != PIG]
-            winners = [c for c in following if c > best and c != PIG]
-            if GOAT in trick and not negative and winners:
-                return max(winners)
-            if below and (negative or not last or led == SPADES):
-                return max(below)
-            if last and not negative and winners:
-                return max(winners)
-            safe = [c for c in following if c != PIG] or following
-            return min(safe)
-        # Void in the led suit: shed the most dangerous card.
-        if PIG in legal:
-            return PIG
-        if pig_out:
-            high_spades = [c for c in legal if c in (ACE_OF_SPADES, KING_OF_SPADES)]
-            if high_spades:
-                return max(high_spades)
-        hearts = [c for c in legal if _suit(c) == HEARTS]
-        if hearts:
-            return max(hearts)
-        others = [c for c in legal if c != GOAT] or legal
-        return max(others, key=_rank)
+
+def follow_card(legal: Sequence[int], trick: Sequence[int], led: int, pig_out: bool) -> int:
+    """The heuristic's card when following suit ``led`` in ``trick`` (cards in any order):
+    stay under a trick holding points, win a clean last trick or one with the goat, dump the
+    pig under a higher spade; when void, shed the pig, the high spades once the pig is out,
+    the highest heart, else the highest other card. The search agent's light policy plays it
+    too."""
+    following = [c for c in legal if _suit(c) == led]
+    best = max(c for c in trick if _suit(c) == led)
+    negative = any(_suit(c) == HEARTS and _rank(c) >= 3 for c in trick) or PIG in trick
+    last = len(trick) == 3
+    if following:
+        if led == SPADES and PIG in following and best in (ACE_OF_SPADES, KING_OF_SPADES):
+            return PIG  # dump the pig under a higher spade
+        below = [c for c in following if c < best and c != PIG]
+        winners = [c for c in following if c > best and c != PIG]
+        if GOAT in trick and not negative and winners:
+            return max(winners)
+        if below and (negative or not last or led == SPADES):
+            return max(below)
+        if last and not negative and winners:
+            return max(winners)
+        safe = [c for c in following if c != PIG] or following
+        return min(safe)
+    # Void in the led suit: shed the most dangerous card.
+    if PIG in legal:
+        return PIG
+    if pig_out:
+        high_spades = [c for c in legal if c in (ACE_OF_SPADES, KING_OF_SPADES)]
+        if high_spades:
+            return max(high_spades)
+    hearts = [c for c in legal if _suit(c) == HEARTS]
+    if hearts:
+        return max(hearts)
+    others = [c for c in legal if c != GOAT] or legal
+    return max(others, key=_rank)

@@ -26,7 +26,7 @@ from cardgames_env.envs.haggis.cards import FACE_MASK, NUM_CARD_IDS
 from cardgames_env.envs.haggis.combos import BOMB_KIND, BOMB_ORDER, Play, legal_plays
 from cardgames_env.envs.haggis.encoding import DECLARE0, LAYOUT, PASS, HaggisEncoding
 
-from .base import legal_actions
+from .masks import legal_actions
 
 
 def _bits(vector: np.ndarray) -> int:
@@ -97,33 +97,43 @@ class HaggisHeuristic:
 
     def _choose(self, view: dict[str, np.ndarray]) -> Play | None:
         hand, plays, table = self._plays(view)
-        if not plays:
-            return None
-        for play in plays:
-            if play[0] == hand:
-                return play  # go out
         opponent_cards = round(float(view["opponent_hand_size"][0]) * 17)
-        danger = opponent_cards <= 4
-        bombs = [p for p in plays if p[1] == BOMB_KIND]
-        sequences = [p for p in plays if p[1] != BOMB_KIND]
-        clean = [p for p in sequences if not p[0] & FACE_MASK]
-        if table is None:
-            runs = [p for p in clean if p[1] == 1 and p[2][2] >= 3]
-            if runs:
-                return min(runs, key=lambda p: (-p[2][2], p[2][3]))
-            low_singles = [p for p in clean if p[2][1:3] == (1, 1) and p[2][3] <= 7]
-            if low_singles:
-                return min(low_singles, key=lambda p: p[2][3])
-            if clean:
-                return min(clean, key=lambda p: (-p[0].bit_count(), p[2][3]))
-            if sequences:
-                return min(sequences, key=lambda p: ((p[0] & FACE_MASK).bit_count(), -p[0].bit_count()))
-            return bombs[0]
-        if clean:
-            return min(clean, key=lambda p: p[2][3])
         trick_points = float(view["trick_points"][0]) * 36
-        if sequences and (trick_points >= 3 or danger):
-            return min(sequences, key=lambda p: ((p[0] & FACE_MASK).bit_count(), p[2][3]))
-        if bombs and danger:
-            return bombs[0]
+        return choose_play(plays, hand, table, opponent_cards, trick_points)
+
+
+def choose_play(
+    plays: list[Play], hand: int, table: tuple | None, opponent_cards: int, trick_points: float
+) -> Play | None:
+    """The heuristic's play among the legal ``plays`` (``None`` = pass), from the facts it uses:
+    go out if possible; lead the longest clean run, a low single or the biggest clean set;
+    answer with the lowest clean play, spend wild cards only for points or when the opponent
+    is close to going out, bomb only then. The search agent's light policy plays it too."""
+    if not plays:
         return None
+    for play in plays:
+        if play[0] == hand:
+            return play  # go out
+    danger = opponent_cards <= 4
+    bombs = [p for p in plays if p[1] == BOMB_KIND]
+    sequences = [p for p in plays if p[1] != BOMB_KIND]
+    clean = [p for p in sequences if not p[0] & FACE_MASK]
+    if table is None:
+        runs = [p for p in clean if p[1] == 1 and p[2][2] >= 3]
+        if runs:
+            return min(runs, key=lambda p: (-p[2][2], p[2][3]))
+        low_singles = [p for p in clean if p[2][1:3] == (1, 1) and p[2][3] <= 7]
+        if low_singles:
+            return min(low_singles, key=lambda p: p[2][3])
+        if clean:
+            return min(clean, key=lambda p: (-p[0].bit_count(), p[2][3]))
+        if sequences:
+            return min(sequences, key=lambda p: ((p[0] & FACE_MASK).bit_count(), -p[0].bit_count()))
+        return bombs[0]
+    if clean:
+        return min(clean, key=lambda p: p[2][3])
+    if sequences and (trick_points >= 3 or danger):
+        return min(sequences, key=lambda p: ((p[0] & FACE_MASK).bit_count(), p[2][3]))
+    if bombs and danger:
+        return bombs[0]
+    return None

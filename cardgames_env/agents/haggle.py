@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardgames_env.agents.base import legal_actions
+from cardgames_env.agents.masks import legal_actions
 from cardgames_env.core.rng import make_rng
 from cardgames_env.envs.haggle.cards import BASE_VALUES, NUM_COLOURS
 from cardgames_env.envs.haggle.encoding import HaggleEncoding

@@ -27,7 +27,7 @@ from cardgames_env.envs.jaipur.encoding import (
 )
 from cardgames_env.envs.jaipur.substeps import SEQUENCES, SUBSTEP_ACTIONS, SUBSTEP_LAYOUT, exchange_sequence
 
-from .base import legal_actions
+from .masks import legal_actions
 
 TAKE0 = ACTIONS.offset("take")
 CAMELS = ACTIONS.offset("camels")

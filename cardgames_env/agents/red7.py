@@ -16,7 +16,7 @@ from cardgames_env.envs.red7.cards import CARD_COLOUR
 from cardgames_env.envs.red7.encoding import ACTIONS, PAIR0, Red7Encoding
 from cardgames_env.envs.red7.scoring import strength
 
-from .base import legal_actions
+from .masks import legal_actions
 
 _GIVE_UP = ACTIONS.offset("give_up")
 _DISCARD0 = ACTIONS.offset("discard")

@@ -23,11 +23,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from cardgames_env.agents.gongzhu import follow_card
+from cardgames_env.agents.haggis import choose_play as choose_haggis_play
 from cardgames_env.core.cards import cards_of
 from cardgames_env.core.game import CHANCE, TERMINAL
 from cardgames_env.core.rng import make_rng
 from cardgames_env.envs.gongzhu import rules as gz
-from cardgames_env.envs.gongzhu.cards import GOAT, HEARTS, PIG, SPADES
+from cardgames_env.envs.gongzhu.cards import HEARTS, PIG, SPADES
 from cardgames_env.envs.haggis import rules as hg
 from cardgames_env.envs.haggis.cards import FACE_MASK
 from cardgames_env.envs.haggis.combos import BOMB_KIND, legal_plays
@@ -238,38 +240,6 @@ def _gz_lead(legal: list[int], pig_out: bool) -> int:
     return min(legal, key=danger)
 
 
-def _gz_follow(legal: list[int], trick: tuple[int, ...], pig_out: bool) -> int:
-    led = trick[0] // 13
-    following = [c for c in legal if c // 13 == led]
-    best = max(c for c in trick if c // 13 == led)
-    negative = PIG in trick or any(c // 13 == HEARTS and c % 13 >= 3 for c in trick)
-    last = len(trick) == 3
-    if following:
-        if led == SPADES and PIG in following and best in (ACE_OF_SPADES, KING_OF_SPADES):
-            return PIG
-        below = [c for c in following if c < best and c != PIG]
-        winners = [c for c in following if c > best and c != PIG]
-        if GOAT in trick and not negative and winners:
-            return max(winners)
-        if below and (negative or not last or led == SPADES):
-            return max(below)
-        if last and not negative and winners:
-            return max(winners)
-        safe = [c for c in following if c != PIG] or following
-        return min(safe)
-    if PIG in legal:
-        return PIG
-    if pig_out:
-        high = [c for c in legal if c in (ACE_OF_SPADES, KING_OF_SPADES)]
-        if high:
-            return max(high)
-    hearts = [c for c in legal if c // 13 == HEARTS]
-    if hearts:
-        return max(hearts)
-    others = [c for c in legal if c != GOAT] or legal
-    return max(others, key=lambda c: c % 13)
-
-
 def _gz_choice(state: Any) -> int:
     """The Gong Zhu heuristic's card in ``state`` (it reads only public facts and its hand)."""
     seat = (state.leader + len(state.trick)) % 4
@@ -277,7 +247,7 @@ def _gz_choice(state: Any) -> int:
     pig_out = not (state.hands[seat] >> PIG & 1) and not any(p >> PIG & 1 for p in state.played)
     if not state.trick:
         return _gz_lead(legal, pig_out)
-    return _gz_follow(legal, state.trick, pig_out)
+    return follow_card(legal, state.trick, state.trick[0] // 13, pig_out)
 
 
 class GongZhuAdapter(GameAdapter):
@@ -556,7 +526,7 @@ class HaggisAdapter(GameAdapter):
         hand = state.hands[seat]
         table = state.table
         plays = _haggis_plays(hand, table, *self.flags)
-        choice = _haggis_choice(plays, hand, table, state.hands[1 - seat].bit_count(), state.trick_points)
+        choice = choose_haggis_play(plays, hand, table, state.hands[1 - seat].bit_count(), state.trick_points)
         if choice is None:
             return hg.Pass() if table is not None else hg.Play(plays[0][0], plays[0][2])
         return hg.Play(choice[0], choice[2])
@@ -566,38 +536,6 @@ class HaggisAdapter(GameAdapter):
             return 1.0 if state.totals[player] > state.totals[1 - player] else -1.0
         points = state.hand_points
         return math.tanh((points[player] - points[1 - player]) / 30)
-
-
-def _haggis_choice(plays: list, hand: int, table: Any, opponent_cards: int, trick_points: int) -> Any:
-    """The Haggis heuristic's play (``None`` = pass), on the rules state's facts."""
-    if not plays:
-        return None
-    for play in plays:
-        if play[0] == hand:
-            return play
-    danger = opponent_cards <= 4
-    bombs = [p for p in plays if p[1] == BOMB_KIND]
-    sequences = [p for p in plays if p[1] != BOMB_KIND]
-    clean = [p for p in sequences if not p[0] & FACE_MASK]
-    if table is None:
-        runs = [p for p in clean if p[1] == 1 and p[2][2] >= 3]
-        if runs:
-            return min(runs, key=lambda p: (-p[2][2], p[2][3]))
-        low = [p for p in clean if p[2][1:3] == (1, 1) and p[2][3] <= 7]
-        if low:
-            return min(low, key=lambda p: p[2][3])
-        if clean:
-            return min(clean, key=lambda p: (-p[0].bit_count(), p[2][3]))
-        if sequences:
-            return min(sequences, key=lambda p: ((p[0] & FACE_MASK).bit_count(), -p[0].bit_count()))
-        return bombs[0]
-    if clean:
-        return min(clean, key=lambda p: p[2][3])
-    if sequences and (trick_points >= 3 or danger):
-        return min(sequences, key=lambda p: ((p[0] & FACE_MASK).bit_count(), p[2][3]))
-    if bombs and danger:
-        return bombs[0]
-    return None
 
 
 # -- Haggle --------------------------------------------------------------------------------------
@@ -698,19 +636,7 @@ class HaggleAdapter(GameAdapter):
                 renames[s][r] = r
             pair = [renames[s][r] for r in state.rules[s]]
             new_rules[s] = (min(pair), max(pair))
-        shown = list(state.shown)
-        for viewer in range(n):
-            for owner in others:
-                bits = shown[viewer * n + owner]
-                shown[viewer * n + owner] = sum(
-                    1 << renames[owner][r] for r in state.rules[owner] if bits >> r & 1
-                )
-        show = state.show
-        if show >= 0 and state.proposer != player:
-            show = renames[state.proposer][show]
-        return dataclasses.replace(
-            state, hands=tuple(hands), rules=tuple(new_rules), shown=tuple(shown), show=show
-        )
+        return hl.redealt(state, player, hands, new_rules, renames)
 
     def legal(self, state: Any) -> list[Any]:
         moves: list[Any] = list(hl.legal_moves(state))

@@ -726,9 +726,23 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
             break
     else:  # pragma: no cover - the actual deal is always a solution
         raise RuntimeError("could not re-deal the unseen rule cards")
+    return redealt(state, player, hands, new_rules, renames)
+
+
+def redealt(
+    state: State,
+    player: int,
+    hands: list[Counts],
+    rules: list[tuple[int, int]],
+    renames: dict[int, dict[int, int]],
+) -> State:
+    """``state`` with other seats' ``hands`` and ``rules`` re-dealt for ``player``: every record
+    of a renamed rule card (``renames[owner][old] = new``: shows between seats, a pending
+    offer's shown card) follows its new name, so the public history stays consistent."""
+    n = state.num_players
     shown = list(state.shown)
     for viewer in range(n):
-        for owner in others:
+        for owner in renames:
             bits = shown[viewer * n + owner]
             shown[viewer * n + owner] = sum(
                 1 << renames[owner][r] for r in state.rules[owner] if bits >> r & 1
@@ -736,9 +750,7 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
     show = state.show
     if show >= 0 and state.proposer != player:
         show = renames[state.proposer][show]
-    return dataclasses.replace(
-        state, hands=tuple(hands), rules=tuple(new_rules), shown=tuple(shown), show=show
-    )
+    return dataclasses.replace(state, hands=tuple(hands), rules=tuple(rules), shown=tuple(shown), show=show)
 
 
 # --- declared contract -------------------------------------------------------------------------
