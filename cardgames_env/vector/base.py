@@ -5,7 +5,9 @@ validates options (the AEC env's ``Config``, so the same ``ValueError``s), owns 
 buffers, the per-slot random streams and step counters, and checks every action before any
 slot changes; the subclass implements five hooks:
 
-* ``_setup()``: allocate the slot state arrays (called once from ``__init__``);
+* ``_setup()``: allocate the slot state arrays and name the one-thread and threaded step
+  kernels with ``self._use_kernels(serial, threaded)`` (called once from ``__init__``);
+  ``_step`` then runs ``self.chooser.run(*args)``, which picks the faster by timing;
 * ``_reset_all()``: deal a fresh game into every slot from its random stream and write the
   outputs (``obs``, ``mask``, ``player``) of every slot;
 * ``_step(actions)``: apply each slot's (already checked) action, write ``rewards`` and
