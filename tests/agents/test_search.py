@@ -222,3 +222,32 @@ def test_sub_step_encodings_play_the_whole_chosen_move(name, options):
                 assert env.game_state() == expected
                 checked += 1
     assert checked >= 10
+
+
+# -- the garbage collector ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_decision_pauses_the_collector_and_restores_its_setting(enabled, monkeypatch):
+    import gc
+
+    raw = load("red7_v0").raw_env()
+    raw.reset(seed=3)
+    agent = SearchAgent(raw, "search:iterations=20", seed=0)
+    seen: list[bool] = []
+    real_iterate = agent._iterate
+
+    def watched(*args):
+        seen.append(gc.isenabled())
+        return real_iterate(*args)
+
+    monkeypatch.setattr(agent, "_iterate", watched)
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        agent.choose_move(raw.game_state())
+        after = gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen and not any(seen)  # every simulation ran with the collector off
+    assert after is enabled  # and the caller's setting is back afterwards
