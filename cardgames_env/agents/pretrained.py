@@ -288,18 +288,22 @@ class PretrainedAgent:
         """Return the policy's action (direct), or the env action of the policy's rules move.
 
         Raises:
-            ValueError: if the mask allows nothing.
+            ValueError: if the mask allows nothing, or (translating) the mask is not the one of
+                the env the agent reads.
         """
         if self.env is None:
             return self.policy.act(observation, action_mask)
-        legal = legal_actions(action_mask)
+        legal_actions(action_mask)  # raises when the mask allows nothing
         state = self.env.game_state()
         if self._plan and self._plan_state is state and action_mask[self._plan[0]]:
             return self._plan.pop(0)
         move = self.choose_move(state)
         actions = self._env_actions(state, move)
-        if not action_mask[actions[0]]:  # cannot happen for a legal move; never play illegally
-            return int(legal[0])
+        if not action_mask[actions[0]]:  # the mask is not of the env the agent reads
+            raise ValueError(
+                f"action {actions[0]} of the pretrained move is not legal under this mask: the agent "
+                "must play the env it was built for"
+            )
         self._plan, self._plan_state = actions[1:], state
         return actions[0]
 

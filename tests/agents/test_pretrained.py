@@ -204,6 +204,15 @@ def test_jaipur_substeps_policy_plays_the_same_moves_on_the_flat_encoding(jaipur
         assert played == expected
     assert sum(a >= first_exchange for a in actions) > 0  # multi-sub-step moves were translated too
     assert main(["play", "jaipur_v0", "--agents", "pretrained,random", "--quiet"]) == 0
+    flat.reset(seed=2)
+    agent.reset()
+    mask = flat.action_mask()
+    chosen = agent.act(np.zeros(1, dtype=np.float32), mask)
+    other = np.zeros_like(mask)
+    other[next(a for a in np.flatnonzero(mask) if a != chosen)] = 1
+    agent.reset()
+    with pytest.raises(ValueError, match="not legal under this mask"):  # never a silently changed move
+        agent.act(np.zeros(1, dtype=np.float32), other)
 
 
 # -- errors -----------------------------------------------------------------------------------
