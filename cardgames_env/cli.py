@@ -12,6 +12,8 @@ Examples::
     cardgames train gongzhu_v0 --timesteps 300000 --opponents selfplay --out runs/gongzhu
     cardgames train gongzhu_v0 --backend rllib --num-env-runners 2 --iterations 20
     cardgames eval gongzhu_v0 --agent runs/gongzhu --vs heuristic --games 400
+    cardgames eval jaipur_v0 --agent pretrained --vs heuristic
+    cardgames export runs/gongzhu gongzhu_v0 --command "cardgames train gongzhu_v0 ..."
     cardgames league gongzhu_v0 --agents random,heuristic,runs/gongzhu --out runs/league
 """
 
@@ -430,6 +432,18 @@ def cmd_league(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    """Export a trained model as a torch-free policy (``DEST.npz`` + ``DEST.json``)."""
+    from .training.export import export_policy
+
+    try:
+        npz, sidecar = export_policy(args.run, args.dest, command=args.command, dtype=args.dtype)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    print(f"saved {npz} ({npz.stat().st_size} bytes) and {sidecar}")
+    return 0
+
+
 def cmd_curve(args: argparse.Namespace) -> int:
     """Draw (again) the learning curve of a training run folder."""
     from .training.plots import plot_learning_curve
@@ -518,7 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_eval = sub.add_parser("eval", help="evaluate an agent against another over seeded games")
     p_eval.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
     p_eval.add_argument(
-        "--agent", required=True, help="random, heuristic, search[:key=value...] or a model path"
+        "--agent", required=True,
+        help="random, heuristic, search[:key=value...], pretrained or a model path"
     )
     p_eval.add_argument("--vs", required=True, help="the opponent in every other seat")
     p_eval.add_argument("--games", type=int, default=200, help="games (seats rotate over each deal)")
@@ -530,13 +545,22 @@ def build_parser() -> argparse.ArgumentParser:
     p_league.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
     p_league.add_argument(
         "--agents", required=True,
-        help="comma-separated: random, heuristic, search[:key=value...], model paths",
+        help="comma-separated: random, heuristic, search[:key=value...], pretrained, model paths",
     )
     p_league.add_argument("--games", type=int, default=100, help="games per pair of agents")
     p_league.add_argument("--seed", type=int, default=0, help="first deal's seed")
     p_league.add_argument("--out", default=None, help="folder for elo_<env>.csv and elo_<env>.png")
     _option_argument(p_league)
     p_league.set_defaults(func=cmd_league)
+
+    p_export = sub.add_parser("export", help="export a trained model as a torch-free shipped policy")
+    p_export.add_argument("run", help="the run folder (holds model.zip) or the model's .zip")
+    p_export.add_argument("dest", metavar="DEST_STEM",
+                          help="output path without suffix (writes .npz and .json)")
+    p_export.add_argument("--command", required=True, help="the exact command that trained the model")
+    p_export.add_argument("--dtype", choices=("float32", "float16"), default="float32",
+                          help="storage of the weights (the math is float32 either way)")
+    p_export.set_defaults(func=cmd_export)
 
     p_curve = sub.add_parser("curve", help="draw the learning curve of a training run folder")
     p_curve.add_argument("run", help="the run folder (holds eval.csv)")

@@ -61,9 +61,10 @@ class RandomAgent:
             self.rng = make_rng(seed)
 
 
-AGENT_KINDS = ("random", "heuristic", "search")
-"""Named agent kinds (``search`` takes options: ``search:iterations=800``); anything else given
-to :func:`make_agent` must be a path to a saved model."""
+AGENT_KINDS = ("random", "heuristic", "search", "pretrained")
+"""Named agent kinds (``search`` takes options: ``search:iterations=800``; ``pretrained`` is the
+policy shipped in the package); anything else given to :func:`make_agent` must be a path to a
+saved model."""
 
 
 def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
@@ -75,14 +76,17 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
             :func:`cardgames_env.agents.search.parse_search_options`), a path to a model
             saved by ``cardgames train`` (its ``.zip``, the zip without suffix, or the run
             folder holding ``model.zip``), or an RLlib checkpoint folder (``cardgames.json`` +
-            ``rllib_checkpoint.json``; needs ray).
+            ``rllib_checkpoint.json``; needs ray), or ``"pretrained"`` (the policy shipped in
+            the package for this env, played in numpy; see
+            :mod:`cardgames_env.agents.pretrained`).
         env: the env the agent will play (its encoding tells heuristics how to read
             observations; a model must have been trained for this env and variant).
         seed: seed of the agent's own randomness.
 
     Raises:
-        ValueError: for an unknown kind, a game without a heuristic, bad search options, or a
-            model that is missing or was trained for another env.
+        ValueError: for an unknown kind, a game without a heuristic, bad search options, an env
+            without a shipped pretrained policy, or a model that is missing or was trained for
+            another env.
     """
     if kind == "random":
         return RandomAgent(seed)
@@ -99,6 +103,10 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
         from .search import SearchAgent
 
         return SearchAgent(env, kind, seed=seed)
+    if kind == "pretrained":
+        from .pretrained import PretrainedAgent
+
+        return PretrainedAgent(env, seed=seed)
     from .rllib_agent import RLlibAgent, looks_like_rllib_checkpoint
 
     if looks_like_rllib_checkpoint(kind):
@@ -106,6 +114,6 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
     if looks_like_model_path(kind):
         return ModelAgent.load(kind, env=env, seed=seed)
     raise ValueError(
-        f"unknown agent {kind!r}; expected 'random', 'heuristic', 'search[:options]' "
-        "or a path to a saved model"
+        f"unknown agent {kind!r}; expected 'random', 'heuristic', 'search[:options]', "
+        "'pretrained' or a path to a saved model"
     )

@@ -46,6 +46,10 @@ class CardGameEnv(AECEnv, EzPickle):
     """The game's rules module (set by each game's env class)."""
     encoding_cls: type[Encoding]
     """The game's Encoding subclass (set by each game's env class)."""
+    ENCODING_OPTIONS: ClassVar[tuple[str, ...]] = ()
+    """Options that change only the encoding (actions, observation), never the rules: a policy
+    trained with other values of these can still play the same game through the rules state
+    (see :class:`cardgames_env.agents.pretrained.PretrainedAgent`)."""
     metadata: ClassVar[dict[str, Any]] = {
         "name": "cardgame_v0",
         "render_modes": ["ansi", "human"],

@@ -78,6 +78,7 @@ class JaipurEnv(CardGameEnv):
 
     rules = rules
     encoding_cls = JaipurEncoding
+    ENCODING_OPTIONS = ("exchange_encoding",)  # flat or sub-step exchanges: the same rules
     metadata = {
         "name": "jaipur_v0",
         "render_modes": ["ansi", "human"],

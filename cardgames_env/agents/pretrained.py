@@ -1,0 +1,364 @@
+"""Shipped policies that play offline without torch: :class:`NumpyPolicy` and :class:`PretrainedAgent`.
+
+``cardgames export`` (:mod:`cardgames_env.training.export`) turns a trained MaskablePPO model
+into two files: ``STEM.npz`` (the actor MLP and the action head, nothing else) and
+``STEM.json`` (the sidecar: env, options, sizes, layer widths, dtype, the training command and
+evaluation results). The package ships one such pair per env in ``cardgames_env/pretrained/``;
+agent kind ``pretrained`` loads the pair of the env it plays.
+
+File format (``format_version`` 1): the ``.npz`` holds ``w0, b0, ..., w{k-1}, b{k-1}`` (the
+hidden layers, weights shaped ``(inputs, outputs)``) and ``action_w, action_b`` (the head);
+float32 or float16 (``dtype`` in the sidecar); the math is float32 either way:
+``h = tanh(h @ w_i + b_i)`` per hidden layer, ``logits = h @ action_w + action_b``, then the
+legal action with the largest logit.
+
+A policy trained with other *encoding* options than the env's (Jaipur's
+``exchange_encoding="substeps"`` shipped model on the default flat encoding) plays through
+the rules state: the agent builds the training encoding's decision from the env's state,
+plays the policy sub-step by sub-step on its own seat's observation of that decision until
+the rules move is complete, and answers with the env encoding's action(s) for that same move.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+from importlib import resources
+from importlib.abc import Traversable
+from typing import Any
+
+import numpy as np
+
+from .masks import legal_actions
+from .model import env_signature
+
+FORMAT_VERSION = 1
+"""Version of the exported policy format (the sidecar's ``format_version``)."""
+MAX_BYTES = 2 * 1024 * 1024
+"""Largest ``.npz`` a shipped policy may have (2 MiB)."""
+PACKAGE = "cardgames_env.pretrained"
+"""Package holding the shipped ``<env>.npz`` + ``<env>.json`` pairs."""
+ACTIVATIONS = ("tanh",)
+"""Hidden-layer activations :class:`NumpyPolicy` implements."""
+
+_MAX_SUBSTEPS = 64
+"""Most policy actions one rules move may take before the agent gives up (a broken encoding)."""
+
+
+class NumpyPolicy:
+    """A masked-argmax MLP in numpy (float32 math, tanh hidden layers), deterministic.
+
+    Args:
+        weights: hidden-layer weight matrices, each shaped ``(inputs, outputs)``.
+        biases: hidden-layer biases, one per weight matrix.
+        action_w: the action head's weights ``(last width, num_actions)``.
+        action_b: the action head's bias ``(num_actions,)``.
+
+    Raises:
+        ValueError: when the shapes do not chain or a value is not finite.
+    """
+
+    def __init__(
+        self, weights: list[np.ndarray], biases: list[np.ndarray], action_w: np.ndarray, action_b: np.ndarray
+    ):
+        if len(weights) != len(biases):
+            raise ValueError(f"{len(weights)} weight matrices but {len(biases)} biases")
+        layers = [(np.asarray(w, dtype=np.float32), np.asarray(b, dtype=np.float32))
+                  for w, b in zip([*weights, action_w], [*biases, action_b])]
+        width = None
+        for i, (w, b) in enumerate(layers):
+            if w.ndim != 2 or b.shape != (w.shape[1],):
+                raise ValueError(f"layer {i}: weights {w.shape} and bias {b.shape} do not fit")
+            if width is not None and w.shape[0] != width:
+                raise ValueError(f"layer {i} takes {w.shape[0]} inputs, the layer before gives {width}")
+            if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                raise ValueError(f"layer {i} holds a non-finite value")
+            width = w.shape[1]
+        self.layers = layers
+
+    @property
+    def observation_size(self) -> int:
+        """Length of the observation the policy reads."""
+        return int(self.layers[0][0].shape[0])
+
+    @property
+    def num_actions(self) -> int:
+        """Number of logits (the action space size)."""
+        return int(self.layers[-1][0].shape[1])
+
+    @property
+    def widths(self) -> list[int]:
+        """Widths of the hidden layers."""
+        return [int(w.shape[1]) for w, _ in self.layers[:-1]]
+
+    @classmethod
+    def from_npz(cls, data: bytes) -> NumpyPolicy:
+        """Read a policy from the bytes of an exported ``.npz``.
+
+        Raises:
+            ValueError: when the bytes are not such a file.
+        """
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+                arrays = {key: npz[key] for key in npz.files}
+        except Exception as error:  # a corrupt or foreign file: report it as bad input
+            raise ValueError(f"not an exported policy (.npz): {error}") from None
+        hidden = sum(1 for key in arrays if key.startswith("w"))
+        expected = {f"{p}{i}" for i in range(hidden) for p in "wb"} | {"action_w", "action_b"}
+        if set(arrays) != expected:
+            raise ValueError(f"an exported policy holds {sorted(expected)}, this file {sorted(arrays)}")
+        for key, array in arrays.items():
+            if array.dtype.kind != "f":
+                raise ValueError(f"array {key} is {array.dtype}, not floating point")
+        return cls(
+            [arrays[f"w{i}"] for i in range(hidden)], [arrays[f"b{i}"] for i in range(hidden)],
+            arrays["action_w"], arrays["action_b"],
+        )
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """Return the float32 logits of a batch of observations (rows)."""
+        h = np.asarray(observations, dtype=np.float32)
+        for w, b in self.layers[:-1]:
+            h = np.tanh(h @ w + b)
+        w, b = self.layers[-1]
+        return h @ w + b
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Return the legal action with the largest logit."""
+        legal = legal_actions(action_mask)
+        logits = self.logits(np.asarray(observation).reshape(1, -1))[0]
+        return int(legal[int(np.argmax(logits[legal]))])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Return the legal action with the largest logit for every row.
+
+        Raises:
+            ValueError: when a row of ``masks`` allows nothing.
+        """
+        legal = np.asarray(masks).astype(bool)
+        if not legal.any(axis=1).all():
+            raise ValueError("every row of masks needs a legal action")
+        return np.where(legal, self.logits(observations), -np.inf).argmax(axis=1)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Nothing to reset: the policy is deterministic."""
+
+
+def _folder() -> Traversable:
+    """Return the folder of the shipped policies (inside the installed package)."""
+    return resources.files(PACKAGE)
+
+
+def shipped_envs() -> list[str]:
+    """Return the env names that have a shipped policy (both files present), sorted."""
+    folder = _folder()
+    names = {entry.name[: -len(".npz")] for entry in folder.iterdir() if entry.name.endswith(".npz")}
+    return sorted(n for n in names if folder.joinpath(n + ".json").is_file())
+
+
+def policy_files(env_name: str) -> tuple[Traversable, Traversable]:
+    """Return the shipped ``(npz, json)`` of an env.
+
+    Raises:
+        ValueError: when the env has no shipped policy.
+    """
+    folder = _folder()
+    npz, sidecar = folder.joinpath(env_name + ".npz"), folder.joinpath(env_name + ".json")
+    if not (npz.is_file() and sidecar.is_file()):
+        shipped = ", ".join(shipped_envs()) or "none"
+        raise ValueError(f"no pretrained agent for {env_name}; shipped: {shipped}")
+    return npz, sidecar
+
+
+def load_policy(npz: Traversable, sidecar: Traversable) -> tuple[NumpyPolicy, dict[str, Any]]:
+    """Read and check an exported policy and its sidecar.
+
+    Raises:
+        ValueError: when a file is unreadable, too large (over :data:`MAX_BYTES`), of another
+            format version, or the weights disagree with the sidecar's sizes and widths.
+    """
+    try:
+        meta = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"unreadable pretrained sidecar {sidecar.name}: {error}") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"pretrained sidecar {sidecar.name} is not a JSON object")
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise ValueError(
+            f"pretrained sidecar {sidecar.name} has format_version {meta.get('format_version')!r}, "
+            f"this version reads {FORMAT_VERSION}"
+        )
+    for key in ("env", "options", "observation_size", "num_actions", "layers", "activation"):
+        if key not in meta:
+            raise ValueError(f"pretrained sidecar {sidecar.name} lacks {key!r}")
+    if meta["activation"] not in ACTIVATIONS:
+        raise ValueError(f"pretrained sidecar {sidecar.name}: unsupported activation {meta['activation']!r}")
+    try:
+        data = npz.read_bytes()
+    except OSError as error:
+        raise ValueError(f"unreadable pretrained policy {npz.name}: {error}") from None
+    if len(data) > MAX_BYTES:
+        raise ValueError(
+            f"pretrained policy {npz.name} is {len(data)} bytes, over the {MAX_BYTES}-byte limit"
+        )
+    try:
+        policy = NumpyPolicy.from_npz(data)
+    except ValueError as error:
+        raise ValueError(f"pretrained policy {npz.name}: {error}") from None
+    found = (policy.observation_size, policy.num_actions, policy.widths)
+    declared = (meta["observation_size"], meta["num_actions"], list(meta["layers"]))
+    if found != declared:
+        raise ValueError(
+            f"pretrained policy {npz.name} has (observation size, actions, layers) {found}, "
+            f"its sidecar says {declared}"
+        )
+    return policy, meta
+
+
+class PretrainedAgent:
+    """The shipped policy of an env (``cardgames_env/pretrained/<env>.npz``), played without torch.
+
+    Args:
+        env: the env the agent plays (raw or wrapped); its name picks the shipped file.
+        seed: accepted for the agent interface; the policy is deterministic.
+
+    Raises:
+        ValueError: when no policy is shipped for the env, its files are bad, or the env's
+            game options differ from those the policy was trained with (only options that
+            change the encoding alone, declared by the env's ``ENCODING_OPTIONS``, may differ).
+    """
+
+    def __init__(self, env: Any, seed: int | None = None):
+        raw = env.unwrapped
+        signature = env_signature(raw)
+        name = signature["env"]
+        npz, sidecar = policy_files(name)
+        self.policy, self.sidecar = load_policy(npz, sidecar)
+        self.name = "pretrained"
+        if self.sidecar["env"] != name:
+            raise ValueError(f"pretrained file {npz.name} was trained for {self.sidecar['env']}, not {name}")
+        trained = dict(self.sidecar["options"])
+        self.env: Any
+        """The raw env whose state is read (translation), or ``None`` (direct play)."""
+        if trained == signature["options"]:
+            self.env = None
+            self.encoding = raw.encoding
+            self.needs_observation = True
+        else:
+            self.env = raw
+            self.encoding = self._training_encoding(raw, trained, signature["options"])
+            self.needs_observation = False  # it observes the decision it builds itself
+        if (self.encoding.observation_size, self.encoding.num_actions) != (
+            self.policy.observation_size, self.policy.num_actions
+        ):
+            raise ValueError(
+                f"pretrained policy for {name} reads {self.policy.observation_size} values and has "
+                f"{self.policy.num_actions} actions; its encoding has {self.encoding.observation_size} "
+                f"and {self.encoding.num_actions}"
+            )
+        self._plan: list[int] = []
+        self._plan_state: Any = None
+
+    @staticmethod
+    def _training_encoding(raw: Any, trained: dict[str, Any], current: dict[str, Any]) -> Any:
+        """Return the encoding the policy was trained on, for an env whose options differ only there.
+
+        Raises:
+            ValueError: when a differing option is a game option, or the options are invalid.
+        """
+        encoding_options = set(getattr(raw, "ENCODING_OPTIONS", ()))
+        differing = sorted(k for k in set(trained) | set(current) if trained.get(k) != current.get(k))
+        game_options = [k for k in differing if k not in encoding_options]
+        if game_options:
+            name = raw.metadata["name"]
+            raise ValueError(
+                f"the pretrained agent for {name} plays options {trained or 'default'}"
+                + (f" (any {', '.join(sorted(encoding_options))})" if encoding_options else "")
+                + f"; this env differs in {', '.join(game_options)}: {current or 'default'}"
+            )
+        defaults = {f.name: f.default for f in dataclasses.fields(raw.config)}
+        try:
+            config = dataclasses.replace(raw.config, **{k: trained.get(k, defaults[k]) for k in differing})
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"pretrained sidecar options {trained} are invalid: {error}") from None
+        return type(raw).make_encoding(config)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Return the policy's action (direct), or the env action of the policy's rules move.
+
+        Raises:
+            ValueError: if the mask allows nothing, or (translating) the mask is not the one of
+                the env the agent reads.
+        """
+        if self.env is None:
+            return self.policy.act(observation, action_mask)
+        legal_actions(action_mask)  # raises when the mask allows nothing
+        state = self.env.game_state()
+        if self._plan and self._plan_state is state and action_mask[self._plan[0]]:
+            return self._plan.pop(0)
+        move = self.choose_move(state)
+        actions = self._env_actions(state, move)
+        if not action_mask[actions[0]]:  # the mask is not of the env the agent reads
+            raise ValueError(
+                f"action {actions[0]} of the pretrained move is not legal under this mask: the agent "
+                "must play the env it was built for"
+            )
+        self._plan, self._plan_state = actions[1:], state
+        return actions[0]
+
+    def choose_move(self, state: Any) -> Any:
+        """Return the rules move the policy plays in ``state`` through its training encoding.
+
+        The policy sees only the mover's own observation of each sub-step's decision.
+
+        Raises:
+            RuntimeError: if the training encoding does not complete a move (a broken encoding).
+        """
+        encoding = self.encoding
+        seat = self.env._agent_index[self.env.agent_selection]
+        decision = encoding.to_decision(state)
+        for _ in range(_MAX_SUBSTEPS):
+            action = self.policy.act(encoding.observe(decision, seat), encoding.legal_action_mask(decision))
+            before, decision = decision, encoding.apply_action(decision, action)
+            after = encoding.rules_state(decision)
+            if after is not state:
+                return self._move_of(state, encoding.decode(before, action), after)
+        raise RuntimeError(f"the training encoding did not complete a move in {_MAX_SUBSTEPS} actions")
+
+    def _move_of(self, state: Any, candidate: Any, after: Any) -> Any:
+        """Return the rules move that takes ``state`` to ``after``: the last action's move when it
+        is one (checked), else the legal move that does (searched)."""
+        rules = self.env.rules
+        try:
+            if rules.apply_move(state, candidate) == after:
+                return candidate
+        except Exception:  # noqa: BLE001 - the candidate was a sub-step, not a rules move
+            pass
+        for move in rules.legal_moves(state):
+            if rules.apply_move(state, move) == after:
+                return move
+        raise RuntimeError("no legal move gives the state the training encoding reached")
+
+    def _env_actions(self, state: Any, move: Any) -> list[int]:
+        """The env encoding's actions that play ``move`` from the start of a move in ``state``."""
+        encoding = self.env.encoding
+        decision = encoding.to_decision(state)
+        actions: list[int] = []
+        while True:
+            action = int(encoding.encode(decision, move))
+            actions.append(action)
+            decision = encoding.apply_action(decision, action)
+            if encoding.rules_state(decision) is not state or len(actions) > _MAX_SUBSTEPS:
+                return actions
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget any planned sub-steps (the policy is deterministic; ``seed`` is unused)."""
+        self._plan = []
+        self._plan_state = None
+
+
+__all__ = [
+    "FORMAT_VERSION", "MAX_BYTES", "NumpyPolicy", "PretrainedAgent", "load_policy", "policy_files",
+    "shipped_envs",
+]

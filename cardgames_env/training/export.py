@@ -1,0 +1,155 @@
+"""Export a trained MaskablePPO model as a torch-free shipped policy (``cardgames export``).
+
+The export keeps what playing needs: the actor MLP (Linear + Tanh layers) and the action
+head, as ``DEST.npz`` (``np.savez_compressed``), with a JSON sidecar ``DEST.json`` (the
+model's env, options and sizes, the layer widths, activation, dtype, the exact training
+command, the source sidecar's other fields and a free ``results`` dict). The critic is left
+out. :class:`cardgames_env.agents.pretrained.NumpyPolicy` plays the files; the format is
+described in :mod:`cardgames_env.agents.pretrained`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardgames_env.agents.model import read_sidecar, resolve_model_path
+from cardgames_env.agents.pretrained import FORMAT_VERSION, MAX_BYTES
+
+DTYPES = ("float32", "float16")
+"""Storage types of the exported weights (the math is float32 either way)."""
+_SIZE_FIELDS = ("env", "options", "observation_size", "num_actions")
+"""Sidecar fields copied exactly from the model's sidecar."""
+
+
+def actor_layers(policy: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Return the actor's ``(weights (in, out), bias)`` pairs, hidden layers then the action head.
+
+    Raises:
+        ValueError: naming what is unsupported, unless the policy is a flatten features
+            extractor, an actor of Linear layers each followed by Tanh, and a Linear head.
+    """
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+    from torch import nn
+
+    extractor = getattr(policy, "pi_features_extractor", None) or getattr(policy, "features_extractor", None)
+    if not isinstance(extractor, FlattenExtractor):
+        raise ValueError(f"unsupported features extractor {type(extractor).__name__} (only FlattenExtractor)")
+    mlp = getattr(policy, "mlp_extractor", None)
+    actor = getattr(mlp, "policy_net", None)
+    if not isinstance(actor, nn.Sequential):
+        raise ValueError(f"unsupported actor {type(actor).__name__} (an MLP policy's nn.Sequential expected)")
+    modules = list(actor)
+    layers: list[tuple[np.ndarray, np.ndarray]] = []
+    for i in range(0, len(modules), 2):
+        linear, activation = modules[i], modules[i + 1] if i + 1 < len(modules) else None
+        if not isinstance(linear, nn.Linear) or linear.bias is None:
+            raise ValueError(f"unsupported actor layer {i}: {linear} (Linear with bias expected)")
+        if not isinstance(activation, nn.Tanh):
+            raise ValueError(f"unsupported activation after actor layer {i}: {activation} (only Tanh)")
+        layers.append(_linear(linear))
+    head = getattr(policy, "action_net", None)
+    if not isinstance(head, nn.Linear) or head.bias is None:
+        raise ValueError(f"unsupported action head {head} (Linear with bias expected)")
+    layers.append(_linear(head))
+    return layers
+
+
+def _linear(layer: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Return a torch Linear's weights transposed to ``(in, out)`` and its bias, as float32."""
+    weight = layer.weight.detach().cpu().numpy().astype(np.float32).T
+    return np.ascontiguousarray(weight), layer.bias.detach().cpu().numpy().astype(np.float32)
+
+
+def export_policy(
+    run_or_zip: str | Path,
+    dest_stem: str | Path,
+    *,
+    command: str,
+    dtype: str = "float32",
+    results: dict[str, Any] | None = None,
+) -> tuple[Path, Path]:
+    """Write ``dest_stem.npz`` and ``dest_stem.json`` from a model saved by ``cardgames train``.
+
+    Args:
+        run_or_zip: the run folder, its ``model.zip``, or the zip without suffix.
+        dest_stem: the output path without suffix (a ``.npz`` or ``.json`` suffix is dropped).
+        command: the exact command that trained the model (kept in the sidecar).
+        dtype: ``"float32"`` or ``"float16"`` storage of the weights.
+        results: free evaluation figures kept in the sidecar (``{}`` when ``None``).
+
+    Returns:
+        The paths of the ``.npz`` and the ``.json`` written.
+
+    Raises:
+        ValueError: for a missing or unreadable model or sidecar, an unsupported policy, a bad
+            dtype, an empty command, or an ``.npz`` over 2 MiB (nothing is written then).
+    """
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
+    if not isinstance(command, str) or not command.strip():
+        raise ValueError("command must be the (non-empty) command that trained the model")
+    if results is not None and not isinstance(results, dict):
+        raise TypeError(f"results must be a dict, got {type(results).__name__}")
+    zip_path = resolve_model_path(run_or_zip)
+    source = read_sidecar(zip_path)
+    missing = [key for key in _SIZE_FIELDS if key not in source]
+    if missing:
+        raise ValueError(f"model sidecar of {zip_path} lacks {', '.join(missing)}")
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as error:  # pragma: no cover - depends on the install
+        raise ValueError(f"exporting a model needs the 'train' extra: {error}") from None
+    try:
+        model = MaskablePPO.load(str(zip_path), device="cpu")
+    except Exception as error:  # a corrupt or foreign zip: report it as bad input
+        raise ValueError(f"cannot load model {zip_path}: {error}") from None
+    layers = actor_layers(model.policy)
+    if layers[0][0].shape[0] != source["observation_size"] or layers[-1][0].shape[1] != source["num_actions"]:
+        raise ValueError(
+            f"model {zip_path} reads {layers[0][0].shape[0]} values and has {layers[-1][0].shape[1]} "
+            f"actions; its sidecar says {source['observation_size']} and {source['num_actions']}"
+        )
+    arrays: dict[str, np.ndarray] = {}
+    for i, (w, b) in enumerate(layers[:-1]):
+        arrays[f"w{i}"], arrays[f"b{i}"] = w.astype(dtype), b.astype(dtype)
+    arrays["action_w"], arrays["action_b"] = layers[-1][0].astype(dtype), layers[-1][1].astype(dtype)
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
+    data = buffer.getvalue()
+    if len(data) > MAX_BYTES:
+        hint = "try --dtype float16 or a smaller network" if dtype == "float32" else "use a smaller network"
+        raise ValueError(
+            f"the exported policy is {len(data)} bytes ({len(data) / 2**20:.2f} MiB), over the "
+            f"{MAX_BYTES / 2**20:.0f} MiB limit: {hint}"
+        )
+    sidecar = {
+        key: value for key, value in source.items() if key not in ("format", *_SIZE_FIELDS)
+    }
+    sidecar.update({key: source[key] for key in _SIZE_FIELDS})
+    sidecar.update(
+        format_version=FORMAT_VERSION,
+        layers=[int(w.shape[1]) for w, _ in layers[:-1]],
+        activation="tanh",
+        dtype=dtype,
+        command=command,
+        results=dict(results or {}),
+    )
+    stem = Path(dest_stem)
+    if stem.suffix in (".npz", ".json"):
+        stem = stem.with_suffix("")
+    npz_path, json_path = stem.with_name(stem.name + ".npz"), stem.with_name(stem.name + ".json")
+    try:
+        npz_path.parent.mkdir(parents=True, exist_ok=True)
+        npz_path.write_bytes(data)
+        json_path.write_text(json.dumps(sidecar, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"cannot write {stem}: {error.strerror or error}") from None
+    return npz_path, json_path
+
+
+__all__ = ["DTYPES", "actor_layers", "export_policy"]

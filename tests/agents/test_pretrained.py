@@ -1,0 +1,325 @@
+"""Agent kind ``pretrained``: ``cardgames export`` files played in numpy, exactly as the model plays.
+
+The export tests train or save tiny models, export them into a temporary folder and point the
+agent's folder lookup there. The shipped-agent tests read the package's own folder
+(``cardgames_env/pretrained/``): they fail until a policy is shipped for every env.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cardgames_env.agents import pretrained
+from cardgames_env.agents.base import AGENT_KINDS, make_agent
+from cardgames_env.agents.model import ModelAgent, env_signature
+from cardgames_env.agents.pretrained import MAX_BYTES, NumpyPolicy, PretrainedAgent
+from cardgames_env.cli import main
+from cardgames_env.registry import load
+from cardgames_env.training.evaluate import evaluate
+from cardgames_env.training.export import export_policy
+from tests.training.conftest import save_untrained_model
+
+SHIPPED_ENVS = ("red7_v0", "gongzhu_v0", "jaipur_v0", "haggis_v0", "haggle_v0")
+TINY = {"ppo": {"n_steps": 64, "batch_size": 32, "n_epochs": 1, "net_arch": [24, 16]}, "eval": {"points": 1}}
+SUBSTEPS = {"exchange_encoding": "substeps"}
+COMMAND = "cardgames train red7_v0 --timesteps 128 --n-envs 1 --config tiny.json"
+
+
+@pytest.fixture(scope="module")
+def red7_run(tmp_path_factory) -> Path:
+    """A Red7 model trained for a few steps with ``train`` (two hidden layers)."""
+    from cardgames_env.training.train import train
+
+    folder = tmp_path_factory.mktemp("red7_run")
+    config = folder / "tiny.json"
+    config.write_text(json.dumps(TINY))
+    train("red7_v0", timesteps=128, n_envs=1, out=folder / "run", eval_games=2, progress=False,
+          config_path=config, opponents="random", log=lambda line: None)
+    return folder / "run"
+
+
+@pytest.fixture(scope="module")
+def red7_sharp(red7_run, tmp_path_factory) -> Path:
+    """The Red7 model with its action head scaled by 100: logits spread like a trained policy's
+    (a freshly initialised head has logits within about 0.01 of each other)."""
+    import shutil
+
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    folder = tmp_path_factory.mktemp("red7_sharp")
+    model = MaskablePPO.load(str(red7_run / "model.zip"), device="cpu")
+    with torch.no_grad():
+        model.policy.action_net.weight.mul_(100.0)
+        model.policy.action_net.bias.mul_(100.0)
+    model.save(str(folder / "model.zip"))
+    shutil.copy(red7_run / "model.json", folder / "model.json")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def jaipur_substeps_model(tmp_path_factory) -> Path:
+    """A (randomly initialised) MaskablePPO for Jaipur's sub-step exchange encoding."""
+    folder = tmp_path_factory.mktemp("jaipur_substeps")
+    save_untrained_model(folder, "jaipur_v0", SUBSTEPS)
+    return folder
+
+
+@pytest.fixture()
+def shipped(tmp_path, monkeypatch) -> Path:
+    """An empty folder standing in for the package's folder of shipped policies."""
+    folder = tmp_path / "shipped"
+    folder.mkdir()
+    monkeypatch.setattr(pretrained, "_folder", lambda: folder)
+    return folder
+
+
+def _random_inputs(
+    rng: np.random.Generator, size: int, actions: int, rows: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Random observations (0/1 and small counts, like the encodings') and masks with a legal action."""
+    obs = rng.integers(0, 3, size=(rows, size)).astype(np.float32) * (rng.random((rows, size)) < 0.3)
+    masks = (rng.random((rows, actions)) < 0.4).astype(np.int8)
+    masks[np.arange(rows), rng.integers(0, actions, size=rows)] = 1
+    return obs, masks
+
+
+def _torch_logits(agent: ModelAgent, obs: np.ndarray) -> np.ndarray:
+    """The model's actor logits, computed by torch (as ``ModelAgent.act`` does)."""
+    import torch
+
+    policy = agent.policy
+    with torch.no_grad():
+        features = policy.extract_features(torch.as_tensor(obs), policy.pi_features_extractor)
+        return policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
+
+
+# -- export round trip ------------------------------------------------------------------------
+def test_export_writes_actor_only_and_the_sidecar(red7_run, tmp_path):
+    npz, sidecar = export_policy(red7_run, tmp_path / "red7_v0", command=COMMAND, results={"vs_random": 0.6})
+    assert (npz.name, sidecar.name) == ("red7_v0.npz", "red7_v0.json")
+    source = json.loads((red7_run / "model.json").read_text())
+    meta = json.loads(sidecar.read_text())
+    for key in ("env", "options", "observation_size", "num_actions", "timesteps", "opponents", "seed"):
+        assert meta[key] == source[key], key
+    assert meta["format_version"] == 1 and meta["layers"] == [24, 16] and meta["activation"] == "tanh"
+    assert meta["dtype"] == "float32" and meta["command"] == COMMAND and meta["results"] == {"vs_random": 0.6}
+    with np.load(npz) as arrays:  # two hidden layers and the head; no critic
+        assert sorted(arrays.files) == ["action_b", "action_w", "b0", "b1", "w0", "w1"]
+        assert arrays["w0"].shape == (source["observation_size"], 24) and arrays["w1"].shape == (24, 16)
+        assert arrays["action_w"].shape == (16, source["num_actions"])
+
+
+@pytest.mark.parametrize("which", ["red7_run", "red7_sharp"])
+def test_numpy_policy_plays_exactly_as_the_model(which, request, tmp_path):
+    run = request.getfixturevalue(which)
+    model = ModelAgent.load(run)
+    npz, _ = export_policy(run, tmp_path / "p32", command=COMMAND)
+    policy = NumpyPolicy.from_npz(npz.read_bytes())
+    obs, masks = _random_inputs(np.random.default_rng(0), policy.observation_size, policy.num_actions, 400)
+    np.testing.assert_allclose(policy.logits(obs), _torch_logits(model, obs), rtol=1e-5, atol=1e-5)
+    expected = [model.act(o, m) for o, m in zip(obs, masks)]
+    assert [policy.act(o, m) for o, m in zip(obs, masks)] == expected
+    assert policy.act_batch(obs, masks).tolist() == expected
+    assert model.act_batch(obs, masks).tolist() == expected
+
+
+def test_float16_export_agrees_where_the_top_two_logits_are_apart(red7_sharp, tmp_path):
+    model = ModelAgent.load(red7_sharp)
+    npz16, _ = export_policy(red7_sharp, tmp_path / "p16", command=COMMAND, dtype="float16")
+    npz32, _ = export_policy(red7_sharp, tmp_path / "p32", command=COMMAND)
+    assert npz16.stat().st_size < npz32.stat().st_size
+    policy = NumpyPolicy.from_npz(npz16.read_bytes())
+    obs, masks = _random_inputs(np.random.default_rng(1), policy.observation_size, policy.num_actions, 400)
+    logits = np.where(masks.astype(bool), _torch_logits(model, obs), -np.inf)
+    top2 = np.sort(logits, axis=1)[:, -2:]
+    clear = (top2[:, 1] - top2[:, 0]) > 1e-2  # a single legal action counts as clear (inf gap)
+    assert clear.sum() >= 100  # the check compares many rows
+    ours = policy.act_batch(obs, masks)
+    theirs = np.array([model.act(o, m) for o, m in zip(obs, masks)])
+    assert (ours[clear] == theirs[clear]).all()
+
+
+def test_pretrained_agent_plays_the_env_observation_at_equal_options(red7_run, shipped):
+    export_policy(red7_run, shipped / "red7_v0", command=COMMAND)
+    env = load("red7_v0").raw_env()
+    agent = make_agent("pretrained", env, seed=0)
+    model = ModelAgent.load(red7_run, env=env)
+    assert isinstance(agent, PretrainedAgent) and agent.needs_observation
+    env.reset(seed=5)
+    for _ in range(3):
+        obs, mask = env.observe(env.agent_selection)["observation"], env.action_mask()
+        assert agent.act(obs, mask) == model.act(obs, mask)
+        env.step(model.act(obs, mask))
+
+
+# -- Jaipur: the sub-step model on the flat encoding -------------------------------------------
+def _rules_fields(state) -> dict:
+    """A rules state's fields without its config (which names the encoding)."""
+    return {f.name: getattr(state, f.name) for f in dataclasses.fields(state) if f.name != "config"}
+
+
+def _play_moves(env, choose) -> list[dict]:
+    """Play a game with ``choose(env)`` for every seat; return the rules state after every move."""
+    states = [_rules_fields(env.game_state())]
+    while env.agents:
+        name = env.agent_selection
+        if env.terminations[name] or env.truncations[name]:
+            env.step(None)
+            continue
+        env.step(choose(env))
+        if env.game_state() is not None and _rules_fields(env.game_state()) != states[-1]:
+            states.append(_rules_fields(env.game_state()))
+    return states
+
+
+def test_jaipur_substeps_policy_plays_the_same_moves_on_the_flat_encoding(jaipur_substeps_model, shipped):
+    export_policy(jaipur_substeps_model, shipped / "jaipur_v0", command="cardgames train jaipur_v0 ...")
+    jaipur = load("jaipur_v0")
+    flat, substeps = jaipur.raw_env(), jaipur.raw_env(**SUBSTEPS)
+    assert env_signature(flat)["num_actions"] == 25505 and env_signature(substeps)["num_actions"] == 63
+    agent = make_agent("pretrained", flat, seed=0)
+    assert isinstance(agent, PretrainedAgent) and not agent.needs_observation
+    model = ModelAgent.load(jaipur_substeps_model, env=substeps)
+    actions: list[int] = []  # the flat agent's actions
+
+    def pick(e):
+        actions.append(agent.act(np.zeros(1, dtype=np.float32), e.action_mask()))
+        return actions[-1]
+
+    first_exchange = load("jaipur_v0").raw_env().encoding.actions.offset("exchange")
+    for seed in (0, 1):
+        substeps.reset(seed=seed)
+        expected = _play_moves(substeps, lambda e: model.act(e.observe(e.agent_selection)["observation"],
+                                                             e.action_mask()))
+        flat.reset(seed=seed)
+        agent.reset()
+        played = _play_moves(flat, pick)
+        assert len(played) > 10
+        assert played == expected
+    assert sum(a >= first_exchange for a in actions) > 0  # multi-sub-step moves were translated too
+    assert main(["play", "jaipur_v0", "--agents", "pretrained,random", "--quiet"]) == 0
+    flat.reset(seed=2)
+    agent.reset()
+    mask = flat.action_mask()
+    chosen = agent.act(np.zeros(1, dtype=np.float32), mask)
+    other = np.zeros_like(mask)
+    other[next(a for a in np.flatnonzero(mask) if a != chosen)] = 1
+    agent.reset()
+    with pytest.raises(ValueError, match="not legal under this mask"):  # never a silently changed move
+        agent.act(np.zeros(1, dtype=np.float32), other)
+
+
+# -- errors -----------------------------------------------------------------------------------
+def test_missing_file_names_the_env_and_what_is_shipped(shipped, red7_run):
+    with pytest.raises(ValueError, match=r"no pretrained agent for jaipur_v0; shipped: none"):
+        make_agent("pretrained", load("jaipur_v0").raw_env())
+    export_policy(red7_run, shipped / "red7_v0", command=COMMAND)
+    with pytest.raises(ValueError, match=r"no pretrained agent for jaipur_v0; shipped: red7_v0"):
+        make_agent("pretrained", load("jaipur_v0").raw_env())
+
+
+def test_other_game_options_are_refused(shipped, red7_run, jaipur_substeps_model):
+    export_policy(red7_run, shipped / "red7_v0", command=COMMAND)
+    with pytest.raises(ValueError, match=r"pretrained agent for red7_v0 plays options default.*num_players"):
+        make_agent("pretrained", load("red7_v0").raw_env(num_players=3))
+    export_policy(jaipur_substeps_model, shipped / "jaipur_v0", command=COMMAND)
+    with pytest.raises(ValueError, match=r"exchange_encoding.*differs in rounds"):
+        make_agent("pretrained", load("jaipur_v0").raw_env(rounds=1))
+    PretrainedAgent(load("jaipur_v0").raw_env(**SUBSTEPS))  # same options: direct play
+
+
+def test_corrupt_oversized_and_inconsistent_files_are_clear_errors(shipped, red7_run):
+    npz, sidecar = export_policy(red7_run, shipped / "red7_v0", command=COMMAND)
+    good_npz, good_meta = npz.read_bytes(), sidecar.read_text()
+    env = load("red7_v0").raw_env()
+    npz.write_bytes(b"not a zip at all")
+    with pytest.raises(ValueError, match="red7_v0.npz: not an exported policy"):
+        PretrainedAgent(env)
+    npz.write_bytes(good_npz + b"\0" * MAX_BYTES)
+    with pytest.raises(ValueError, match="over the 2097152-byte limit"):
+        PretrainedAgent(env)
+    npz.write_bytes(good_npz)
+    sidecar.write_text("{broken")
+    with pytest.raises(ValueError, match="unreadable pretrained sidecar red7_v0.json"):
+        PretrainedAgent(env)
+    meta = json.loads(good_meta)
+    sidecar.write_text(json.dumps({**meta, "layers": [24, 17]}))
+    with pytest.raises(ValueError, match="its sidecar says"):
+        PretrainedAgent(env)
+    sidecar.write_text(json.dumps({**meta, "format_version": 2}))
+    with pytest.raises(ValueError, match="format_version 2"):
+        PretrainedAgent(env)
+    sidecar.write_text(json.dumps({**meta, "env": "jaipur_v0"}))
+    with pytest.raises(ValueError, match="trained for jaipur_v0, not red7_v0"):
+        PretrainedAgent(env)
+    sidecar.write_text(good_meta)
+    assert PretrainedAgent(env).policy.widths == [24, 16]
+
+
+def test_export_refuses_an_oversized_policy_and_float16_halves_it(tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    from cardgames_env.agents.model import write_sidecar
+    from cardgames_env.wrappers.single_agent import SingleAgentEnv
+
+    folder = tmp_path / "big"
+    folder.mkdir()
+    env = SingleAgentEnv("jaipur_v0")  # 32 x 25,505 flat actions: 816k head weights, 3.1 MiB in float32
+    MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",
+                policy_kwargs={"net_arch": [32]}).save(str(folder / "model.zip"))
+    write_sidecar(folder / "model.zip", env.raw)
+    with pytest.raises(ValueError, match=r"bytes \(.* MiB\), over the 2 MiB limit: try --dtype float16"):
+        export_policy(folder, tmp_path / "big32", command="x")
+    assert not list(tmp_path.glob("big32*"))  # nothing written
+    npz, _ = export_policy(folder, tmp_path / "big16", command="x", dtype="float16")
+    assert npz.stat().st_size <= MAX_BYTES
+
+
+def test_export_input_errors(tmp_path, red7_run):
+    with pytest.raises(ValueError, match="no model file"):
+        export_policy(tmp_path / "nothing", tmp_path / "x", command="c")
+    with pytest.raises(ValueError, match="dtype must be one of"):
+        export_policy(red7_run, tmp_path / "x", command="c", dtype="int8")
+    with pytest.raises(ValueError, match="command must be"):
+        export_policy(red7_run, tmp_path / "x", command=" ")
+    assert not list(tmp_path.glob("x*"))
+
+
+def test_cli_export_and_its_errors(tmp_path, red7_run, shipped, capsys):
+    assert main(["export", str(red7_run), str(shipped / "red7_v0"), "--command", COMMAND]) == 0
+    assert "saved" in capsys.readouterr().out and (shipped / "red7_v0.npz").is_file()
+    for argv, message in (
+        (["export", str(tmp_path / "none"), str(tmp_path / "x"), "--command", "c"], "no model file"),
+        (["export", str(red7_run), str(tmp_path / "x")], "--command"),
+        (["export", str(red7_run), str(tmp_path / "x"), "--command", "c", "--dtype", "int8"], "--dtype"),
+        (["eval", "jaipur_v0", "--agent", "pretrained", "--vs", "random"], "no pretrained agent for jaipur"),
+        (["play", "red7_v0", "--agents", "pretrained", "--option", "num_players=3"], "num_players"),
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1 and "Traceback" not in err, (argv, err)
+    assert main(["eval", "red7_v0", "--agent", "pretrained", "--vs", "random", "--games", "2"]) == 0
+    assert main(["play", "red7_v0", "--agents", "pretrained,random", "--quiet"]) == 0
+    assert "pretrained" in AGENT_KINDS
+
+
+# -- the policies shipped in the package ------------------------------------------------------
+@pytest.mark.parametrize("env_name", SHIPPED_ENVS)
+def test_shipped_policy_loads_and_beats_random(env_name):
+    env = load(env_name).raw_env()
+    agent = make_agent("pretrained", env, seed=0)
+    npz, sidecar = pretrained.policy_files(env_name)
+    assert len(npz.read_bytes()) <= MAX_BYTES
+    meta = json.loads(sidecar.read_text(encoding="utf-8"))
+    assert isinstance(meta["command"], str) and meta["command"].strip()
+    assert isinstance(agent, PretrainedAgent)
+    players = len(env.possible_agents)
+    result = evaluate(env_name, "pretrained", "random", games=40 if players == 2 else 15 * players, seed=11)
+    low, _ = result.ci  # two players: the win rate's; more: the points difference's
+    assert low > (0.5 if players == 2 else 0.0), result.summary()
