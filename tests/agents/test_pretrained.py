@@ -320,6 +320,8 @@ def test_shipped_policy_loads_and_beats_random(env_name):
     assert isinstance(meta["command"], str) and meta["command"].strip()
     assert isinstance(agent, PretrainedAgent)
     players = len(env.possible_agents)
-    result = evaluate(env_name, "pretrained", "random", games=40 if players == 2 else 15 * players, seed=11)
+    # Gong Zhu's hand points vary most (a deal swings by up to 200 points): 100 deals there.
+    games = 40 if players == 2 else (100 if env_name == "gongzhu_v0" else 15) * players
+    result = evaluate(env_name, "pretrained", "random", games=games, seed=11)
     low, _ = result.ci  # two players: the win rate's; more: the points difference's
     assert low > (0.5 if players == 2 else 0.0), result.summary()
