@@ -137,6 +137,24 @@ def check_spaces(model: Any, env: Any, model_path: str | Path) -> None:
         )
 
 
+def load_maskable_ppo(zip_path: Path, shown: str | Path, purpose: str = "loading") -> Any:
+    """Load a MaskablePPO zip on CPU; a missing library or a bad zip is a ``ValueError``.
+
+    Args:
+        zip_path: the model's ``.zip``.
+        shown: how the model is named in messages (the path the user gave).
+        purpose: what needs the library, for the message (``"loading"``, ``"exporting"``).
+    """
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as error:  # pragma: no cover - depends on the install
+        raise ValueError(f"{purpose} a model needs the 'train' extra: {error}") from None
+    try:
+        return MaskablePPO.load(str(zip_path), device="cpu")
+    except Exception as error:  # a corrupt or foreign zip: report it as bad input
+        raise ValueError(f"cannot load model {shown!s}: {error}") from None
+
+
 class ModelAgent:
     """Plays a MaskablePPO policy: masked logits, argmax (deterministic) or a seeded sample.
 
@@ -170,14 +188,7 @@ class ModelAgent:
         sidecar = read_sidecar(zip_path)
         if env is not None:
             check_sidecar(sidecar, env, path)
-        try:
-            from sb3_contrib import MaskablePPO
-        except ImportError as error:  # pragma: no cover - depends on the install
-            raise ValueError(f"loading a model needs the 'train' extra: {error}") from None
-        try:
-            model = MaskablePPO.load(str(zip_path), device="cpu")
-        except Exception as error:  # a corrupt or foreign zip: report it as bad input
-            raise ValueError(f"cannot load model {path!s}: {error}") from None
+        model = load_maskable_ppo(zip_path, path)
         if env is not None:
             check_spaces(model, env, path)
         label = zip_path.parent.name if zip_path.stem == "model" else zip_path.stem

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from cardgames_env.agents.model import read_sidecar, resolve_model_path
+from cardgames_env.agents.model import load_maskable_ppo, read_sidecar, resolve_model_path
 from cardgames_env.agents.pretrained import FORMAT_VERSION, MAX_BYTES
 
 DTYPES = ("float32", "float16")
@@ -100,14 +100,7 @@ def export_policy(
     missing = [key for key in _SIZE_FIELDS if key not in source]
     if missing:
         raise ValueError(f"model sidecar of {zip_path} lacks {', '.join(missing)}")
-    try:
-        from sb3_contrib import MaskablePPO
-    except ImportError as error:  # pragma: no cover - depends on the install
-        raise ValueError(f"exporting a model needs the 'train' extra: {error}") from None
-    try:
-        model = MaskablePPO.load(str(zip_path), device="cpu")
-    except Exception as error:  # a corrupt or foreign zip: report it as bad input
-        raise ValueError(f"cannot load model {zip_path}: {error}") from None
+    model = load_maskable_ppo(zip_path, zip_path, "exporting")
     layers = actor_layers(model.policy)
     if layers[0][0].shape[0] != source["observation_size"] or layers[-1][0].shape[1] != source["num_actions"]:
         raise ValueError(
