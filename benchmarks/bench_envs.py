@@ -115,14 +115,21 @@ def stock_wrapped(module: Any, options: dict[str, Any]) -> Any:
     return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(env))
 
 
-def openspiel_hearts_steps_per_second(seconds: float, observer: bool = True) -> float | None:
+def openspiel_hearts_steps_per_second(
+    seconds: float, observer: bool = True, clock: Callable[[], float] = time.process_time
+) -> float | None:
     """OpenSpiel hearts without passing: the information-state tensor and the mask every decision.
 
     Args:
-        seconds: CPU time to measure for.
+        seconds: time to measure for, on ``clock``.
         observer: fill the tensor with the C++ observer into one numpy array (OpenSpiel's
             fastest documented path); ``False`` calls ``information_state_tensor()``, which
             returns a new Python list each time.
+        clock: ``time.process_time`` (CPU time, default) or ``time.perf_counter`` (wall time,
+            for tables whose other subjects are timed on the wall clock).
+
+    Returns:
+        Decisions per second, or ``None`` when open_spiel is not installed.
     """
     try:
         import pyspiel
@@ -137,9 +144,9 @@ def openspiel_hearts_steps_per_second(seconds: float, observer: bool = True) -> 
     tensor_of = make_observation(game, info_state) if observer else None
     rng = np.random.default_rng(0)
     steps = 0
-    start = time.process_time()
+    start = clock()
     deadline = start + seconds
-    while time.process_time() < deadline:
+    while clock() < deadline:
         state = game.new_initial_state()
         while not state.is_terminal():
             if state.is_chance_node():
@@ -156,7 +163,7 @@ def openspiel_hearts_steps_per_second(seconds: float, observer: bool = True) -> 
             legal = np.flatnonzero(mask.view(np.bool_))
             state.apply_action(int(legal[rng.integers(legal.size)]))
             steps += 1
-    return steps / (time.process_time() - start)
+    return steps / (clock() - start)
 
 
 def interleaved_best(subjects: dict[str, Callable[[], float | None]], rounds: int) -> dict[str, float | None]:

@@ -8,12 +8,12 @@ Measures, in one run on one machine, for every game whose batched engine is inst
 * ``N = 1, 64, 256, 1024`` — the batched engine with ``N`` slots: every step chooses a
   uniformly random legal action per slot (a small compiled helper, so the choice costs little
   next to the step) and calls ``vec.step(actions)``; slot-steps per second;
-* OpenSpiel ``hearts(pass_cards=False)`` through its fastest documented tensor path: an
-  observer from ``open_spiel.python.observation.make_observation`` (the observation-tensor
-  type ``perfect_recall=False`` when the game provides it, else the information-state type —
-  hearts provides only the latter) whose ``set_from(state, player)`` writes into a numpy
-  ``tensor``, plus ``legal_actions_mask()`` at every decision; chance nodes (the deal) are
-  sampled and not counted;
+* OpenSpiel ``hearts(pass_cards=False)`` through its fastest documented tensor path
+  (``bench_envs.openspiel_hearts_steps_per_second``, timed on the wall clock here): an
+  observer from ``open_spiel.python.observation.make_observation`` (the information-state
+  type: hearts provides no observation tensor) whose ``set_from(state, player)`` writes into
+  a numpy ``tensor``, plus ``legal_actions_mask()`` at every decision; chance nodes (the deal)
+  are sampled and not counted;
 * per game: memory per slot (bytes of every per-slot array of the engine) and the compile
   time on first use, cold (a subprocess with an empty ``NUMBA_CACHE_DIR``) and warm (a second
   subprocess reusing that cache).
@@ -158,52 +158,22 @@ def aec_steps_per_second(subject: str, seconds: float, seed: int = 0) -> float:
 
 
 def openspiel_hearts() -> tuple[Callable[[float], float], str] | None:
-    """OpenSpiel hearts through the C++ observer; ``None`` when open_spiel is missing."""
+    """OpenSpiel hearts through the C++ observer (``bench_envs``' loop, on the wall clock like
+    the other subjects) and a description of its tensor; ``None`` when open_spiel is missing."""
     try:
         import pyspiel
-        from open_spiel.python.observation import make_observation
     except ImportError:
         return None
-    game = pyspiel.load_game("hearts", {"pass_cards": False})
-    kind = "observation tensor"
-    observation = make_observation(
-        game,
-        pyspiel.IIGObservationType(
-            perfect_recall=False, public_info=True, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER
-        ),
-    )
-    if observation is None:  # hearts has no observation tensor: its information-state observer
-        kind = "information-state tensor"
-        observation = make_observation(
-            game,
-            pyspiel.IIGObservationType(
-                perfect_recall=True, public_info=True, private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER
-            ),
-        )
-    tensor = observation.tensor
-    rng = np.random.default_rng(0)
+    from bench_envs import openspiel_hearts_steps_per_second
+
+    size = pyspiel.load_game("hearts", {"pass_cards": False}).information_state_tensor_size()
 
     def run(seconds: float) -> float:
-        steps = 0
-        start = time.perf_counter()
-        deadline = start + seconds
-        while time.perf_counter() < deadline:
-            state = game.new_initial_state()
-            while not state.is_terminal():
-                if state.is_chance_node():
-                    outcomes = state.chance_outcomes()
-                    state.apply_action(outcomes[rng.integers(len(outcomes))][0])
-                    continue
-                player = state.current_player()
-                observation.set_from(state, player)
-                _ = tensor
-                mask = np.asarray(state.legal_actions_mask(player), dtype=np.int8)
-                legal = np.flatnonzero(mask.view(np.bool_))
-                state.apply_action(int(legal[rng.integers(legal.size)]))
-                steps += 1
-        return steps / (time.perf_counter() - start)
+        rate = openspiel_hearts_steps_per_second(seconds, clock=time.perf_counter)
+        assert rate is not None  # pyspiel imported above
+        return rate
 
-    return run, f"{kind}, {tensor.size} floats"
+    return run, f"information-state tensor, {size} floats"
 
 
 def bytes_per_slot(subject: str, n: int = 64) -> float:
