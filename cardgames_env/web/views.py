@@ -58,6 +58,12 @@ def _sees(seat: int, viewer: int | None) -> bool:
     return viewer is None or viewer == seat
 
 
+def _own_zone_id(base: str, seat: int, viewer: int | None, mover: int) -> str:
+    """``base`` (e.g. ``"hand"``) for the viewer's own zone, or the mover's when everything is
+    shown (``viewer`` None); ``base`` + the seat for every other seat's zone."""
+    return base if seat == viewer or viewer is None and seat == mover else f"{base}{seat}"
+
+
 # -- Jaipur ---------------------------------------------------------------------------------
 def _jaipur_card(kind: int) -> Json:
     return card(jp_cards.NAMES[kind], jp_cards.NAMES[kind], jp_cards.NAMES[kind])
@@ -79,12 +85,12 @@ def jaipur_table(state: jp_rules.State, viewer: int | None) -> Json:
         bonus = [v for pile in state.bonus_tokens[p] for v in pile]
         bonus_note = f"bonus {'+'.join(map(str, bonus))}" if shown and bonus else f"{len(bonus)} bonus tokens"
         note = f"goods tokens {goods} · {bonus_note} · seals {state.seals[p]}"
-        zones.append(zone("hand" if p == viewer or viewer is None and p == state.player else f"hand{p}",
+        zones.append(zone(_own_zone_id("hand", p, viewer, state.player),
                           f"{name} hand", _jaipur_cards(hand) if shown else [], 0 if shown else sum(hand),
                           note, owner=p))
         camels = state.herds[p][jp_cards.CAMEL]
         if shown or not state.config.hidden_herd:
-            herd_id = "herd" if p == viewer or viewer is None and p == state.player else f"herd{p}"
+            herd_id = _own_zone_id("herd", p, viewer, state.player)
             zones.append(zone(herd_id, f"{name} herd", [_jaipur_card(jp_cards.CAMEL)] * camels, owner=p))
         else:
             herd_note = "some camels" if camels else "no camels"
@@ -158,7 +164,7 @@ def red7_table(state: r7_rules.State, viewer: int | None) -> Json:
                           note=score, owner=p))
         hand = state.hands[p]
         shown = _sees(p, viewer)
-        hand_id = "hand" if p == viewer or viewer is None and p == mover else f"hand{p}"
+        hand_id = _own_zone_id("hand", p, viewer, mover)
         zones.append(zone(hand_id, f"{name} hand", _red7_cards(hand) if shown else [],
                           0 if shown else hand.bit_count(), owner=p))
     winner = r7_rules.winning_seat(state)
@@ -217,7 +223,7 @@ def haggis_table(state: hs_rules.State, viewer: int | None) -> Json:
         name = seat_name(p, viewer)
         hand = state.hands[p]
         if _sees(p, viewer):
-            hand_id = "hand" if p == viewer or viewer is None and p == mover else f"hand{p}"
+            hand_id = _own_zone_id("hand", p, viewer, mover)
             zones.append(zone(hand_id, f"{name} hand", _haggis_cards(hand), owner=p))
         else:
             faces = hand & hs_cards.FACE_MASK  # each player's J, Q, K are public until played
@@ -272,7 +278,7 @@ def gongzhu_table(state: gz_rules.State, viewer: int | None) -> Json:
         name = seat_name(p, viewer)
         hand = state.hands[p]
         if _sees(p, viewer):
-            hand_id = "hand" if p == viewer or viewer is None and p == mover else f"hand{p}"
+            hand_id = _own_zone_id("hand", p, viewer, mover)
             zones.append(zone(hand_id, f"{name} hand", _gongzhu_cards(hand), owner=p))
         else:
             zones.append(zone(f"hand{p}", f"{name} hand", hidden=hand.bit_count(), owner=p))
