@@ -137,6 +137,17 @@ def check_spaces(model: Any, env: Any, model_path: str | Path) -> None:
         )
 
 
+def choose_legal(
+    legal: np.ndarray, legal_logits: np.ndarray, deterministic: bool, rng: np.random.Generator
+) -> int:
+    """Pick among the ``legal`` actions by their logits: the largest (``deterministic``) or a
+    sample from their softmax drawn with ``rng``."""
+    if deterministic:
+        return int(legal[int(np.argmax(legal_logits))])
+    weights = np.exp(legal_logits - legal_logits.max())
+    return int(legal[rng.choice(legal.size, p=weights / weights.sum())])
+
+
 def load_maskable_ppo(zip_path: Path, shown: str | Path, purpose: str = "loading") -> Any:
     """Load a MaskablePPO zip on CPU; a missing library or a bad zip is a ``ValueError``.
 
@@ -207,11 +218,7 @@ class ModelAgent:
             features = policy.extract_features(obs, policy.pi_features_extractor)
             latent = policy.mlp_extractor.forward_actor(features)
             logits = policy.action_net(latent)[0].numpy().astype(np.float64)
-        legal_logits = logits[legal]
-        if self.deterministic:
-            return int(legal[int(np.argmax(legal_logits))])
-        weights = np.exp(legal_logits - legal_logits.max())
-        return int(legal[self.rng.choice(legal.size, p=weights / weights.sum())])
+        return choose_legal(legal, logits[legal], self.deterministic, self.rng)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Return the policy's legal action for every row: one forward pass for the batch.

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .model import check_sidecar, legal_actions
+from .model import check_sidecar, choose_legal, legal_actions
 
 SIDECAR = "cardgames.json"
 """Sidecar file of an RLlib checkpoint folder (env, options, sizes, module id)."""
@@ -114,11 +114,7 @@ class RLlibAgent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return the module's legal action for this observation."""
         legal = legal_actions(action_mask)
-        legal_logits = self.logits(observation, action_mask)[legal]
-        if self.deterministic:
-            return int(legal[int(np.argmax(legal_logits))])
-        weights = np.exp(legal_logits - legal_logits.max())
-        return int(legal[self.rng.choice(legal.size, p=weights / weights.sum())])
+        return choose_legal(legal, self.logits(observation, action_mask)[legal], self.deterministic, self.rng)
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed the sampling when ``seed`` is given."""
