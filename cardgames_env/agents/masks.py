@@ -1,9 +1,15 @@
-"""``legal_actions``: the legal action ids of a mask, shared by every agent (imports nothing
-of the package, so ``base`` and ``model`` both use it without an import circle)."""
+"""``legal_actions``: the legal action ids of a mask, and ``move_actions``: the actions that
+play one rules move, shared by every agent (imports nothing of the package, so ``base`` and
+``model`` both use it without an import circle)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+MAX_ACTIONS_PER_MOVE = 64
+"""Most actions :func:`move_actions` spends on one move before it stops (a broken encoding)."""
 
 
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:
@@ -14,4 +20,18 @@ def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     return legal
 
 
-__all__ = ["legal_actions"]
+def move_actions(encoding: Any, state: Any, move: Any) -> list[int]:
+    """Return the actions of ``encoding`` that play the rules ``move`` from the start of a move
+    in the rules ``state``: one action, or several for an encoding that builds a move over
+    sub-steps (Jaipur's ``exchange_encoding="substeps"``, Haggis's card selection)."""
+    decision = encoding.to_decision(state)
+    actions: list[int] = []
+    while True:
+        action = int(encoding.encode(decision, move))
+        actions.append(action)
+        decision = encoding.apply_action(decision, action)
+        if encoding.rules_state(decision) is not state or len(actions) > MAX_ACTIONS_PER_MOVE:
+            return actions
+
+
+__all__ = ["MAX_ACTIONS_PER_MOVE", "legal_actions", "move_actions"]

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from .masks import legal_actions
+from .masks import MAX_ACTIONS_PER_MOVE, legal_actions, move_actions
 from .model import env_signature
 
 FORMAT_VERSION = 1
@@ -41,10 +41,6 @@ PACKAGE = "cardgames_env.pretrained"
 """Package holding the shipped ``<env>.npz`` + ``<env>.json`` pairs."""
 ACTIVATIONS = ("tanh",)
 """Hidden-layer activations :class:`NumpyPolicy` implements."""
-
-_MAX_SUBSTEPS = 64
-"""Most policy actions one rules move may take before the agent gives up (a broken encoding)."""
-
 
 class NumpyPolicy:
     """A masked-argmax MLP in numpy (float32 math, tanh hidden layers), deterministic.
@@ -298,7 +294,7 @@ class PretrainedAgent:
         if self._plan and self._plan_state is state and action_mask[self._plan[0]]:
             return self._plan.pop(0)
         move = self.choose_move(state)
-        actions = self._env_actions(state, move)
+        actions = move_actions(self.env.encoding, state, move)
         if not action_mask[actions[0]]:  # the mask is not of the env the agent reads
             raise ValueError(
                 f"action {actions[0]} of the pretrained move is not legal under this mask: the agent "
@@ -318,13 +314,13 @@ class PretrainedAgent:
         encoding = self.encoding
         seat = self.env._agent_index[self.env.agent_selection]
         decision = encoding.to_decision(state)
-        for _ in range(_MAX_SUBSTEPS):
+        for _ in range(MAX_ACTIONS_PER_MOVE):
             action = self.policy.act(encoding.observe(decision, seat), encoding.legal_action_mask(decision))
             before, decision = decision, encoding.apply_action(decision, action)
             after = encoding.rules_state(decision)
             if after is not state:
                 return self._move_of(state, encoding.decode(before, action), after)
-        raise RuntimeError(f"the training encoding did not complete a move in {_MAX_SUBSTEPS} actions")
+        raise RuntimeError(f"the training encoding did not complete a move in {MAX_ACTIONS_PER_MOVE} actions")
 
     def _move_of(self, state: Any, candidate: Any, after: Any) -> Any:
         """Return the rules move that takes ``state`` to ``after``: the last action's move when it
@@ -339,18 +335,6 @@ class PretrainedAgent:
             if rules.apply_move(state, move) == after:
                 return move
         raise RuntimeError("no legal move gives the state the training encoding reached")
-
-    def _env_actions(self, state: Any, move: Any) -> list[int]:
-        """The env encoding's actions that play ``move`` from the start of a move in ``state``."""
-        encoding = self.env.encoding
-        decision = encoding.to_decision(state)
-        actions: list[int] = []
-        while True:
-            action = int(encoding.encode(decision, move))
-            actions.append(action)
-            decision = encoding.apply_action(decision, action)
-            if encoding.rules_state(decision) is not state or len(actions) > _MAX_SUBSTEPS:
-                return actions
 
     def reset(self, seed: int | None = None) -> None:
         """Forget any planned sub-steps (the policy is deterministic; ``seed`` is unused)."""

@@ -38,7 +38,7 @@ import numpy as np
 
 from cardgames_env.core.rng import make_rng
 
-from .masks import legal_actions
+from .masks import legal_actions, move_actions
 from .search_games import ADAPTERS, GameAdapter
 
 SEARCH_KIND = "search"
@@ -220,23 +220,11 @@ class SearchAgent:
         if self._plan and self._plan_state is state and action_mask[self._plan[0]]:
             return self._plan.pop(0)
         move = self.choose_move(state)
-        actions = self._actions_of(state, move)
+        actions = move_actions(self.env.encoding, state, move)
         if not action_mask[actions[0]]:  # cannot happen for a legal move; never play illegally
             return int(legal[0])
         self._plan, self._plan_state = actions[1:], state
         return actions[0]
-
-    def _actions_of(self, state: Any, move: Any) -> list[int]:
-        """The env actions that play ``move`` from the start of a move in ``state``."""
-        encoding = self.env.encoding
-        decision = encoding.to_decision(state)
-        actions: list[int] = []
-        while True:
-            action = encoding.encode(decision, move)
-            actions.append(int(action))
-            decision = encoding.apply_action(decision, action)
-            if encoding.rules_state(decision) is not state or len(actions) > 64:
-                return actions
 
     # -- search -----------------------------------------------------------------------------
     def choose_move(self, state: Any) -> Any:
