@@ -42,6 +42,7 @@ PACKAGE = "cardgames_env.pretrained"
 ACTIVATIONS = ("tanh",)
 """Hidden-layer activations :class:`NumpyPolicy` implements."""
 
+
 class NumpyPolicy:
     """A masked-argmax MLP in numpy (float32 math, tanh hidden layers), deterministic.
 
