@@ -299,7 +299,8 @@ def check_agents(name: str, options: Sequence[str], specs: Sequence[str]) -> Non
 
 RLLIB_ONLY = ("num_env_runners", "envs_per_runner", "address", "iterations", "rllib_setup")
 """``cardgames train`` options of the RLlib backend (defaults None)."""
-SB3_ONLY = ("timesteps", "opponents", "n_envs", "vec_env", "engine", "eval_games", "config")
+SB3_ONLY = ("timesteps", "opponents", "n_envs", "vec_env", "engine", "eval_games", "config",
+            "imitation_games")
 """``cardgames train`` options of the SB3 backend (defaults None)."""
 
 
@@ -351,10 +352,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     given = [name for name in RLLIB_ONLY if getattr(args, name, None) is not None]
     if given:
         raise UsageError(f"--{given[0].replace('_', '-')} belongs to --backend rllib")
-    for value, what in ((args.timesteps, "--timesteps"), (args.n_envs, "--n-envs"),
-                        (args.eval_games, "--eval-games")):
+    for value, what in ((args.n_envs, "--n-envs"), (args.eval_games, "--eval-games")):
         if value is not None:
             positive(value, what)
+    for value, what in ((args.timesteps, "--timesteps"), (args.imitation_games, "--imitation-games")):
+        if value is not None:  # --timesteps 0 only with imitation (checked with the config)
+            non_negative(value, what)
     non_negative(args.seed, "--seed")
     try:
         from .training.train import train
@@ -367,7 +370,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             args.env, options=options, timesteps=args.timesteps, opponents=args.opponents,
             n_envs=args.n_envs, seed=args.seed, out=args.out, vec_env=args.vec_env,
             eval_games=args.eval_games, progress=not args.no_progress, config_path=args.config,
-            engine=args.engine,
+            engine=args.engine, imitation_games=args.imitation_games,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -507,6 +510,10 @@ def build_parser() -> argparse.ArgumentParser:
     p_train.add_argument("--engine", choices=("aec", "vector"), default=None,
                          help="aec: one game at a time; vector: the batched engine, N games at once "
                               "(default: config)")
+    p_train.add_argument("--imitation-games", type=int, default=None,
+                         help="games the teacher (the config's imitation.teacher, default search) plays "
+                              "against heuristics before PPO; the network first imitates its moves "
+                              "(default: config, 0 = none)")
     p_train.add_argument("--seed", type=int, default=0, help="seed of the envs and the network")
     p_train.add_argument("--out", default=None, help="run folder (default runs/<env>-<opponents>-s<seed>)")
     p_train.add_argument("--eval-games", type=int, default=None,

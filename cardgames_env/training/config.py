@@ -76,6 +76,10 @@ ENGINES = ("aec", "vector")
 """Values of the ``engine`` setting (``--engine``): the AEC env one game at a time
 (``SingleAgentEnv`` under an SB3 vec env), or the batched engine
 (:class:`~cardgames_env.training.vector_env.VectorTrainingEnv`)."""
+IMITATION_KEYS = ("games", "teacher", "opponents", "epochs", "batch_size", "learning_rate", "value_coef",
+                  "workers")
+"""Settings of the ``imitation`` section (see :mod:`cardgames_env.training.imitation`): games the
+teacher plays before PPO (0: none), the teacher and opponent agent kinds, and the cloning fit."""
 RUN_KEYS = ("env", "options", "seed")
 """Keys a run's ``config.json`` records; a config file may hold them (so a run's file can be
 reused), and the command line decides their values."""
@@ -198,11 +202,22 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
         ValueError: naming the first bad setting.
     """
     known = ("timesteps", "n_envs", "vec_env", "engine", "vector", "opponents", "learner_seat",
-             "torch_threads", "ppo", "eval", "checkpoint_every", "selfplay", "description", *RUN_KEYS)
+             "torch_threads", "ppo", "eval", "checkpoint_every", "selfplay", "imitation", "description",
+             *RUN_KEYS)
     unknown = sorted(str(k) for k in config if k not in known)
     if unknown:
         raise ValueError(f"unknown setting {unknown[0]!r}; expected one of {', '.join(known)}")
-    _int(config.get("timesteps"), "timesteps")
+    imitation = _section(config, "imitation", IMITATION_KEYS)
+    _int(imitation.get("games", 0), "imitation.games", low=0)
+    # With imitation, timesteps = 0 keeps the cloned network without any PPO.
+    _int(config.get("timesteps"), "timesteps", low=0 if imitation.get("games", 0) else 1)
+    for key in ("epochs", "batch_size", "workers"):
+        _int(imitation.get(key, 1), f"imitation.{key}")
+    _number(imitation.get("learning_rate", 1e-3), "imitation.learning_rate", 0.0, None, strict=True)
+    _number(imitation.get("value_coef", 0.5), "imitation.value_coef", 0.0, None)
+    for key in ("teacher", "opponents"):
+        if not isinstance(imitation.get(key, "search"), str):
+            raise ValueError(f"imitation.{key} must be an agent kind (a string), got {imitation.get(key)!r}")
     _int(config.get("n_envs"), "n_envs")
     _choice(config.get("vec_env"), "vec_env", VEC_ENVS)
     _choice(config.get("engine", "aec"), "engine", ENGINES)

@@ -36,6 +36,9 @@ from .evaluate import MatchResult, evaluate
 from .output import check_output_folder
 from .plots import EVAL_CSV, plot_learning_curve
 
+IMITATION_CSV = "imitation.csv"
+"""Per-epoch loss and held-out accuracy of the imitation fit, in the run folder."""
+
 __all__ = ["ENGINES", "OPPONENT_MODES", "VEC_ENVS", "TrainResult", "opponent_pool", "ppo_parameters", "train"]
 
 
@@ -124,12 +127,15 @@ def train(
     progress: bool = True,
     config_path: str | Path | None = None,
     engine: str | None = None,
+    imitation_games: int | None = None,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
     """Train a MaskablePPO agent for one seat of ``env_name`` and evaluate it.
 
     Arguments left ``None`` come from the game's config file; with ``engine="vector"`` the
-    config's ``vector`` section (``n_envs``, ``ppo`` overrides) applies on top. Ends by saving
+    config's ``vector`` section (``n_envs``, ``ppo`` overrides) applies on top. With
+    ``imitation.games > 0`` (``imitation_games``) the network first imitates a teacher agent
+    (:mod:`cardgames_env.training.imitation`); ``timesteps=0`` then skips PPO. Ends by saving
     ``model.zip`` and
     its sidecar, drawing the learning curve, and evaluating against random and (when the game
     has one) the heuristic over ``eval.final_games`` games.
@@ -157,6 +163,8 @@ def train(
     ):
         if value is not None:
             settings[key] = value
+    if imitation_games is not None:
+        settings.setdefault("imitation", {})["games"] = imitation_games
     if eval_games is not None:
         settings["eval"]["games"] = eval_games
         settings["eval"]["final_games"] = eval_games
@@ -216,16 +224,22 @@ def train(
         f"output {run}")
     start = time.perf_counter()
     try:
-        model.learn(total_timesteps=total, callback=callbacks, progress_bar=progress)
+        imitation_s = _imitate(model, env_name, options, settings.get("imitation", {}), run, seed, log)
+        if total > 0:
+            model.learn(total_timesteps=total, callback=callbacks, progress_bar=progress)
+        else:  # imitation only: the callbacks still record the clone's evaluation
+            for callback in callbacks:
+                callback.init_callback(model)
     finally:
         venv.close()
     wall = time.perf_counter() - start
     side = sum(c.seconds for c in callbacks)
-    train_s = max(wall - side, 1e-9)
+    train_s = max(wall - imitation_s - side, 1e-9)
     steps_per_s = model.num_timesteps / train_s
     env_steps = venv.env_steps if batched else sum(venv.get_attr("env_steps"))
     env_steps_per_s = env_steps / train_s
-    log(f"trained {model.num_timesteps} learner steps in {wall:.1f} s: {steps_per_s:.0f} learner steps/s, "
+    log(f"trained {model.num_timesteps} learner steps in {wall:.1f} s ({imitation_s:.1f} s of it imitation): "
+        f"{steps_per_s:.0f} learner steps/s, "
         f"{env_steps_per_s:.0f} env steps/s (learner and opponents) inside MaskablePPO, updates included, "
         "evaluations and saves excluded")
 
@@ -250,13 +264,51 @@ def train(
         "env": env_name, "options": options, "opponents": mode, "seed": seed,
         "timesteps": model.num_timesteps, "n_envs": n, "engine": settings["engine"],
         "vec_env": None if batched else settings["vec_env"],
-        "wall_s": round(wall, 2), "train_s": round(train_s, 2), "steps_per_s": round(steps_per_s, 1),
+        "imitation_s": round(imitation_s, 2), "wall_s": round(wall, 2), "train_s": round(train_s, 2),
+        "steps_per_s": round(steps_per_s, 1),
         "env_steps": int(env_steps), "env_steps_per_s": round(env_steps_per_s, 1),
         "final_evaluations": [_result_json(r) for r in results],
     }
     (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     log(f"saved {model_path} (+ {model_path.with_suffix('.json').name}), learning curve {curve}")
     return TrainResult(run, model_path, model.num_timesteps, wall, train_s, steps_per_s, results)
+
+
+def _imitate(
+    model: Any,
+    env_name: str,
+    options: Mapping[str, Any],
+    settings: Mapping[str, Any],
+    run: Path,
+    seed: int,
+    log: Callable[[str], None],
+) -> float:
+    """Clone the teacher into ``model.policy`` when ``settings["games"] > 0``; write
+    ``imitation.csv`` (one row per epoch); return the seconds spent (0 without imitation)."""
+    games = int(settings.get("games", 0))
+    if games <= 0:
+        return 0.0
+    from .imitation import clone_policy, collect_demonstrations
+
+    start = time.perf_counter()
+    demos = collect_demonstrations(
+        env_name, options, teacher=settings.get("teacher", "search"),
+        opponents=settings.get("opponents", "heuristic"), games=games, seed=seed,
+        workers=int(settings.get("workers", 1)), log=log,
+    )
+    history = clone_policy(
+        model.policy, demos, epochs=int(settings.get("epochs", 10)),
+        batch_size=int(settings.get("batch_size", 1024)),
+        learning_rate=float(settings.get("learning_rate", 1e-3)),
+        value_coef=float(settings.get("value_coef", 0.5)), seed=seed, log=log,
+    )
+    with (run / IMITATION_CSV).open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["epoch", "decisions", "loss", "heldout_accuracy", "seconds"])
+        for row in history:
+            writer.writerow([row["epoch"], len(demos), f"{row['loss']:.6f}", f"{row['accuracy']:.6f}",
+                             f"{row['seconds']:.2f}"])
+    return time.perf_counter() - start
 
 
 def _result_json(result: MatchResult) -> dict[str, Any]:

@@ -1,0 +1,247 @@
+"""Imitation before reinforcement: clone a teacher agent's moves into the policy network.
+
+PPO from a random network learns slowly on games whose only reward comes at the end of a long
+episode (a Haggis game to 350 points is hundreds of decisions; Jaipur is best of three
+rounds). The package's search agent already beats the heuristics in every game, so
+:func:`train` can start from a network that imitates it:
+
+1. :func:`collect_demonstrations` plays ``games`` games with the teacher (default ``search``)
+   in one seat, rotated game by game, against the opponents (default ``heuristic``), and
+   records every decision of the teacher's seat: the observation and action mask that seat's
+   learner would see, the action the teacher played, and the seat's return at the end of the
+   game. Games run in worker processes; deal ``k`` has seed ``DEMO_SEED_OFFSET + 100_000 *
+   seed + k``, away from the seeds ``cardgames eval`` uses.
+2. :func:`clone_policy` fits the actor by cross-entropy on the teacher's actions (masked
+   logits, exactly as the policy plays) and the critic by squared error on the returns.
+
+PPO (``timesteps > 0``) then goes on from the cloned network; ``timesteps = 0`` keeps the
+clone as it is.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .evaluate import make_raw_env, play_game
+
+DEMO_SEED_OFFSET = 10_000_000
+"""Deal seeds of demonstration games start here (evaluations use seeds from 0 and 1,000,000)."""
+
+CHUNK_GAMES = 4
+"""Games per worker task: small enough to spread the work evenly over the workers."""
+
+
+@dataclass
+class Demonstrations:
+    """Decisions of the teacher's seat, one row each.
+
+    Attributes:
+        observations: float32 ``(n, observation_size)``, the seat's observation.
+        masks: bool ``(n, actions)``, the legal actions.
+        actions: int64 ``(n,)``, the action the teacher played (legal in its mask).
+        returns: float32 ``(n,)``, the seat's episode return in that game.
+        games: games played.
+    """
+
+    observations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    returns: np.ndarray
+    games: int
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+    @staticmethod
+    def concatenate(parts: Sequence[Demonstrations]) -> Demonstrations:
+        """Join demonstrations in order."""
+        return Demonstrations(
+            np.concatenate([p.observations for p in parts]),
+            np.concatenate([p.masks for p in parts]),
+            np.concatenate([p.actions for p in parts]),
+            np.concatenate([p.returns for p in parts]),
+            sum(p.games for p in parts),
+        )
+
+
+class _Recorder:
+    """Wraps the teacher: plays its moves and keeps every (observation, mask, action)."""
+
+    def __init__(self, teacher: Any):
+        self.teacher = teacher
+        self.needs_observation = True
+        self.rows: list[tuple[np.ndarray, np.ndarray, int]] = []
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        action = int(self.teacher.act(observation, action_mask))
+        self.rows.append((np.asarray(observation, dtype=np.float32).copy(), action_mask.astype(bool), action))
+        return action
+
+    def reset(self, seed: int | None = None) -> None:
+        self.teacher.reset(seed)
+
+
+def _collect_chunk(
+    env_name: str, options: Mapping[str, Any], teacher: str, opponents: str, seed: int, games: Sequence[int]
+) -> Demonstrations:
+    """Play the demonstration games numbered ``games`` (a worker's task)."""
+    from cardgames_env.agents.base import make_agent
+
+    raw = make_raw_env(env_name, options)
+    n = len(raw.possible_agents)
+    recorder = _Recorder(make_agent(teacher, raw, seed=seed))
+    others = [make_agent(opponents, raw, seed=seed + 1 + s) for s in range(n)]
+    observations: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    returns: list[float] = []
+    for game in games:
+        seat = game % n
+        agents = [recorder if s == seat else others[s] for s in range(n)]
+        recorder.rows = []
+        record = play_game(raw, agents, DEMO_SEED_OFFSET + 100_000 * seed + game)
+        for observation, mask, action in recorder.rows:
+            observations.append(observation)
+            masks.append(mask)
+            actions.append(action)
+            returns.append(record.returns[seat])
+    size = raw.encoding.observation_size
+    width = raw.encoding.num_actions
+    return Demonstrations(
+        np.array(observations, dtype=np.float32).reshape(-1, size),
+        np.array(masks, dtype=bool).reshape(-1, width),
+        np.array(actions, dtype=np.int64),
+        np.array(returns, dtype=np.float32),
+        len(games),
+    )
+
+
+def collect_demonstrations(
+    env_name: str,
+    options: Mapping[str, Any] | None = None,
+    *,
+    teacher: str = "search",
+    opponents: str = "heuristic",
+    games: int = 100,
+    seed: int = 0,
+    workers: int = 1,
+    log: Callable[[str], None] = print,
+) -> Demonstrations:
+    """Play ``games`` games of the teacher against the opponents and record its decisions.
+
+    With ``workers > 1`` the games run in that many processes; the result does not depend on
+    the worker count (every game has its own seed and the chunks are joined in order).
+
+    Raises:
+        ValueError: for a non-positive count or an unknown env, option or agent kind.
+    """
+    if games <= 0:
+        raise ValueError(f"imitation games must be positive, got {games}")
+    if workers <= 0:
+        raise ValueError(f"imitation workers must be positive, got {workers}")
+    options = dict(options or {})
+    chunks = [list(range(start, min(start + CHUNK_GAMES, games))) for start in range(0, games, CHUNK_GAMES)]
+    start = time.perf_counter()
+    if workers == 1:
+        parts = [_collect_chunk(env_name, options, teacher, opponents, seed, chunk) for chunk in chunks]
+    else:
+        # spawn, not fork: the parent may hold torch's thread pool.
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            jobs = [pool.submit(_collect_chunk, env_name, options, teacher, opponents, seed, chunk)
+                    for chunk in chunks]
+            parts = [job.result() for job in jobs]
+    demos = Demonstrations.concatenate(parts)
+    log(f"imitation: {teacher} played {demos.games} games against {opponents} in "
+        f"{time.perf_counter() - start:.1f} s, {len(demos)} decisions recorded")
+    return demos
+
+
+def clone_policy(
+    policy: Any,
+    demos: Demonstrations,
+    *,
+    epochs: int = 10,
+    batch_size: int = 1024,
+    learning_rate: float = 1e-3,
+    value_coef: float = 0.5,
+    validation: float = 0.05,
+    seed: int = 0,
+    log: Callable[[str], None] = print,
+) -> list[dict[str, float]]:
+    """Fit a ``MaskableActorCriticPolicy`` to the demonstrations, in place.
+
+    The actor minimises the cross-entropy of the teacher's action under the masked policy,
+    the critic ``value_coef`` times the squared error to the seat's return. A random
+    ``validation`` share of the rows is held out; each epoch reports the training loss and the
+    held-out share of rows where the policy's most likely action is the teacher's.
+
+    Returns:
+        One dict per epoch: ``epoch``, ``loss``, ``accuracy`` (held out), ``seconds``.
+
+    Raises:
+        ValueError: for empty demonstrations or a non-positive setting.
+    """
+    import torch
+
+    if len(demos) < 2:
+        raise ValueError(f"imitation needs at least 2 recorded decisions, got {len(demos)}")
+    for value, what in ((epochs, "epochs"), (batch_size, "batch_size"), (learning_rate, "learning_rate")):
+        if value <= 0:
+            raise ValueError(f"imitation {what} must be positive, got {value}")
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(demos))
+    held = max(1, int(round(validation * len(demos)))) if validation > 0 else 0
+    held_rows, train_rows = order[:held], order[held:]
+
+    def tensors(rows: np.ndarray) -> tuple[Any, Any, Any, Any]:
+        return (torch.as_tensor(demos.observations[rows]), torch.as_tensor(demos.masks[rows]),
+                torch.as_tensor(demos.actions[rows]), torch.as_tensor(demos.returns[rows]))
+
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    history: list[dict[str, float]] = []
+    policy.set_training_mode(True)
+    for epoch in range(1, epochs + 1):
+        start = time.perf_counter()
+        rng.shuffle(train_rows)
+        total, count = 0.0, 0
+        for first in range(0, len(train_rows), batch_size):
+            obs, mask, action, ret = tensors(train_rows[first:first + batch_size])
+            values, log_prob, _ = policy.evaluate_actions(obs, action, action_masks=mask)
+            loss = -log_prob.mean() + value_coef * torch.mean((values.flatten() - ret) ** 2)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            total += loss.item() * len(action)
+            count += len(action)
+        accuracy = _accuracy(policy, *tensors(held_rows)[:3]) if held else float("nan")
+        row = {"epoch": epoch, "loss": total / max(count, 1), "accuracy": accuracy,
+               "seconds": time.perf_counter() - start}
+        history.append(row)
+        log(f"imitation epoch {epoch}/{epochs}: loss {row['loss']:.4f}, held-out accuracy {accuracy:.3f}")
+    policy.set_training_mode(False)
+    return history
+
+
+def _accuracy(policy: Any, obs: Any, mask: Any, action: Any) -> float:
+    """Share of rows whose most likely legal action under ``policy`` is ``action``."""
+    import torch
+
+    with torch.no_grad():
+        hits = 0
+        for first in range(0, len(action), 4096):
+            dist = policy.get_distribution(obs[first:first + 4096], action_masks=mask[first:first + 4096])
+            best = dist.distribution.probs.argmax(dim=1)
+            hits += int((best == action[first:first + 4096]).sum())
+    return hits / max(len(action), 1)
+
+
+__all__ = ["DEMO_SEED_OFFSET", "Demonstrations", "clone_policy", "collect_demonstrations"]
