@@ -135,7 +135,7 @@ def test_bad_collection_settings_are_named(kwargs, needle):
 
 
 SMALL = {"ppo": {"n_steps": 64, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
-         "imitation": {"teacher": "heuristic", "opponents": "random", "epochs": 2}}
+         "imitation": {"teacher": "heuristic", "opponents": "random", "epochs": 2, "workers": 1}}
 
 
 def test_train_imitation_only_keeps_the_clone(capsys, tmp_path):
