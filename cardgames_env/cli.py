@@ -356,8 +356,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         if value is not None:
             positive(value, what)
     for value, what in ((args.timesteps, "--timesteps"), (args.imitation_games, "--imitation-games")):
-        if value is not None:  # --timesteps 0 only with imitation (checked with the config)
+        if value is not None:
             non_negative(value, what)
+    if args.timesteps == 0 and not args.imitation_games and args.config is None:
+        # A config file may still ask for imitation games: train() checks that case.
+        raise UsageError("--timesteps must be a positive integer (0 only with --imitation-games N)")
     non_negative(args.seed, "--seed")
     try:
         from .training.train import train

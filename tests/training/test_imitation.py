@@ -161,7 +161,7 @@ def test_train_imitation_only_keeps_the_clone(capsys, tmp_path):
 
 
 @pytest.mark.parametrize(("argv", "needle"), [
-    (["--timesteps", "0"], "timesteps must be >= 1"),
+    (["--timesteps", "0"], "0 only with --imitation-games"),
     (["--imitation-games", "-1"], "--imitation-games must be"),
 ])
 def test_bad_imitation_command_lines_are_one_line_and_exit_2(capsys, tmp_path, argv, needle):
