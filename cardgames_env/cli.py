@@ -300,7 +300,7 @@ def check_agents(name: str, options: Sequence[str], specs: Sequence[str]) -> Non
 RLLIB_ONLY = ("num_env_runners", "envs_per_runner", "address", "iterations", "rllib_setup")
 """``cardgames train`` options of the RLlib backend (defaults None)."""
 SB3_ONLY = ("timesteps", "opponents", "n_envs", "vec_env", "engine", "eval_games", "config",
-            "imitation_games")
+            "imitation_games", "imitation_teacher")
 """``cardgames train`` options of the SB3 backend (defaults None)."""
 
 
@@ -374,6 +374,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             n_envs=args.n_envs, seed=args.seed, out=args.out, vec_env=args.vec_env,
             eval_games=args.eval_games, progress=not args.no_progress, config_path=args.config,
             engine=args.engine, imitation_games=args.imitation_games,
+            imitation_teacher=args.imitation_teacher,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -517,6 +518,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="games the teacher (the config's imitation.teacher, default search) plays "
                               "against heuristics before PPO; the network first imitates its moves "
                               "(default: config, 0 = none)")
+    p_train.add_argument("--imitation-teacher", default=None, metavar="KIND",
+                         help="the agent kind imitated: search, heuristic, ... (default: config, search)")
     p_train.add_argument("--seed", type=int, default=0, help="seed of the envs and the network")
     p_train.add_argument("--out", default=None, help="run folder (default runs/<env>-<opponents>-s<seed>)")
     p_train.add_argument("--eval-games", type=int, default=None,

@@ -88,6 +88,22 @@ class _Recorder:
         self.teacher.reset(seed)
 
 
+def check_agent_kinds(env_name: str, options: Mapping[str, Any], teacher: str, opponents: str) -> None:
+    """Build the teacher and an opponent once, so a bad kind fails before any game is played.
+
+    Raises:
+        ValueError: naming the unknown agent kind (or the game without a heuristic).
+    """
+    from cardgames_env.agents.base import make_agent
+
+    raw = make_raw_env(env_name, dict(options))
+    for role, kind in (("teacher", teacher), ("opponents", opponents)):
+        try:
+            make_agent(kind, raw, seed=0)
+        except ValueError as error:
+            raise ValueError(f"imitation {role}: {error}") from None
+
+
 def _collect_chunk(
     env_name: str, options: Mapping[str, Any], teacher: str, opponents: str, seed: int, games: Sequence[int]
 ) -> Demonstrations:
@@ -147,6 +163,7 @@ def collect_demonstrations(
     if workers <= 0:
         raise ValueError(f"imitation workers must be positive, got {workers}")
     options = dict(options or {})
+    check_agent_kinds(env_name, options, teacher, opponents)
     chunks = [list(range(start, min(start + CHUNK_GAMES, games))) for start in range(0, games, CHUNK_GAMES)]
     start = time.perf_counter()
     if workers == 1:

@@ -128,6 +128,7 @@ def train(
     config_path: str | Path | None = None,
     engine: str | None = None,
     imitation_games: int | None = None,
+    imitation_teacher: str | None = None,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
     """Train a MaskablePPO agent for one seat of ``env_name`` and evaluate it.
@@ -135,7 +136,8 @@ def train(
     Arguments left ``None`` come from the game's config file; with ``engine="vector"`` the
     config's ``vector`` section (``n_envs``, ``ppo`` overrides) applies on top. With
     ``imitation.games > 0`` (``imitation_games``) the network first imitates a teacher agent
-    (:mod:`cardgames_env.training.imitation`); ``timesteps=0`` then skips PPO. Ends by saving
+    (``imitation_teacher``, default the config's ``imitation.teacher``;
+    :mod:`cardgames_env.training.imitation`); ``timesteps=0`` then skips PPO. Ends by saving
     ``model.zip`` and
     its sidecar, drawing the learning curve, and evaluating against random and (when the game
     has one) the heuristic over ``eval.final_games`` games.
@@ -163,8 +165,9 @@ def train(
     ):
         if value is not None:
             settings[key] = value
-    if imitation_games is not None:
-        settings.setdefault("imitation", {})["games"] = imitation_games
+    for key, value in (("games", imitation_games), ("teacher", imitation_teacher)):
+        if value is not None:
+            settings.setdefault("imitation", {})[key] = value
     if eval_games is not None:
         settings["eval"]["games"] = eval_games
         settings["eval"]["final_games"] = eval_games
@@ -172,6 +175,12 @@ def train(
     seat = settings.get("learner_seat")
     if seat is not None and seat >= len(probe.possible_agents):
         raise ValueError(f"learner_seat must be in 0..{len(probe.possible_agents) - 1}, got {seat}")
+    imitation = settings.get("imitation", {})
+    if int(imitation.get("games", 0)) > 0:
+        from .imitation import check_agent_kinds
+
+        check_agent_kinds(env_name, options, imitation.get("teacher", "search"),
+                          imitation.get("opponents", "heuristic"))
     total = int(settings["timesteps"])
     n = int(settings["n_envs"])
     mode = str(settings["opponents"])

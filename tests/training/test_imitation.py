@@ -163,9 +163,22 @@ def test_train_imitation_only_keeps_the_clone(capsys, tmp_path):
 @pytest.mark.parametrize(("argv", "needle"), [
     (["--timesteps", "0"], "0 only with --imitation-games"),
     (["--imitation-games", "-1"], "--imitation-games must be"),
+    (["--imitation-games", "2", "--imitation-teacher", "genius"], "imitation teacher: unknown agent"),
 ])
 def test_bad_imitation_command_lines_are_one_line_and_exit_2(capsys, tmp_path, argv, needle):
     code = main(["train", "red7_v0", "--out", str(tmp_path / "run"), "--no-progress", *argv])
     err = capsys.readouterr().err
     assert code == 2 and needle in err and "Traceback" not in err
     assert not (tmp_path / "run").exists()
+
+
+def test_imitation_teacher_option_overrides_the_config(capsys, tmp_path):
+    overrides = tmp_path / "small.json"
+    overrides.write_text(json.dumps(SMALL))  # the config's teacher is the heuristic
+    out = tmp_path / "run"
+    argv = ["train", "red7_v0", "--timesteps", "0", "--imitation-games", "2", "--imitation-teacher", "random",
+            "--n-envs", "1", "--opponents", "random", "--out", str(out), "--eval-games", "2",
+            "--config", str(overrides), "--no-progress"]
+    assert main(argv) == 0
+    assert "imitation: random played 2 games against random" in capsys.readouterr().out
+    assert json.loads((out / "config.json").read_text())["imitation"]["teacher"] == "random"
