@@ -14,6 +14,8 @@ EVAL_CSV = "eval.csv"
 """Periodic evaluations of a training run (written by the training callback)."""
 PROGRESS_CSV = "logs/progress.csv"
 """SB3's CSV log inside a run folder."""
+IMITATION_CSV = "imitation.csv"
+"""Per-epoch loss and held-out accuracy of the imitation fit, in the run folder."""
 
 
 def _pyplot() -> Any:
@@ -118,11 +120,39 @@ def _read_progress(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
     return np.array(steps), np.array(rewards)
 
 
+def _read_imitation(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Return ``(epoch, loss, held-out accuracy)`` from a run's ``imitation.csv``, if any.
+
+    Raises:
+        ValueError: naming the file and line of a missing or non-numeric value.
+    """
+    if not path.is_file():
+        return None
+    columns: tuple[list[float], list[float], list[float]] = ([], [], [])
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            for row in reader:
+                for key, values in zip(("epoch", "loss", "heldout_accuracy"), columns):
+                    try:
+                        values.append(float(row[key]))
+                    except (KeyError, TypeError, ValueError):
+                        raise ValueError(f"{path} line {reader.line_num}: {key} is not a number") from None
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ValueError(f"{path} is not a readable CSV file: {error}") from None
+    if not columns[0]:
+        return None
+    epoch, loss, accuracy = (np.array(values) for values in columns)
+    return epoch, loss, accuracy
+
+
 def plot_learning_curve(run_dir: str | Path, path: str | Path | None = None) -> Path:
-    """Draw a run's learning curve: periodic evaluations with 95% bands, and the rollout return.
+    """Draw a run's learning curve: periodic evaluations with 95% bands, the rollout return, and
+    (after ``--imitation-games``) the imitation fit's loss and held-out accuracy per epoch.
 
     Args:
-        run_dir: a ``cardgames train`` output folder (``eval.csv``, ``logs/progress.csv``).
+        run_dir: a ``cardgames train`` output folder (``eval.csv``, ``logs/progress.csv``,
+            ``imitation.csv``).
         path: the PNG to write (default ``run_dir/learning_curve.png``).
 
     Raises:
@@ -136,8 +166,9 @@ def plot_learning_curve(run_dir: str | Path, path: str | Path | None = None) -> 
     out = check_output_file(path if path is not None else run / "learning_curve.png")
     evals = read_eval_csv(eval_path)
     progress = _read_progress(run / PROGRESS_CSV)
+    imitation = _read_imitation(run / IMITATION_CSV)
     plt = _pyplot()
-    panels = 2 if progress is not None else 1
+    panels = 1 + (progress is not None) + (imitation is not None)
     fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, 3.6), squeeze=False)
     ax = axes[0][0]
     metric = ""
@@ -156,8 +187,16 @@ def plot_learning_curve(run_dir: str | Path, path: str | Path | None = None) -> 
     ax.set_xlabel("timesteps")
     ax.set_title("evaluation")
     ax.legend(fontsize=8)
+    if imitation is not None:
+        epoch, loss, accuracy = imitation
+        ax_fit = axes[0][1]
+        ax_fit.plot(epoch, accuracy, color="#C44E52", marker="o", markersize=3, label="held-out accuracy")
+        ax_fit.plot(epoch, loss, color="#8172B2", marker="o", markersize=3, label="training loss")
+        ax_fit.set_xlabel("epoch")
+        ax_fit.set_title("imitation of the teacher")
+        ax_fit.legend(fontsize=8)
     if progress is not None:
-        ax2 = axes[0][1]
+        ax2 = axes[0][panels - 1]
         ax2.plot(progress[0], progress[1], color="#55A868", marker="o", markersize=2)
         ax2.set_xlabel("timesteps")
         ax2.set_ylabel("mean episode return")

@@ -9,8 +9,9 @@ A run folder holds::
     eval.csv                periodic evaluations against random (the learning curve)
     checkpoints/            model_<steps>_steps.zip + sidecars
     snapshots/              self-play snapshots that joined the opponent pool
+    imitation.csv           the imitation fit per epoch (with --imitation-games)
     model.zip, model.json   the final model and its sidecar (env, options, sizes)
-    learning_curve.png      eval.csv (and the rollout return) as a chart
+    learning_curve.png      eval.csv (the rollout return, the imitation fit) as a chart
     summary.json            timesteps, wall time, throughput, final evaluations
 """
 
@@ -34,10 +35,7 @@ from cardgames_env.registry import load
 from .config import ENGINES, OPPONENT_MODES, VEC_ENVS, load_config, validate_config
 from .evaluate import MatchResult, evaluate
 from .output import check_output_folder
-from .plots import EVAL_CSV, plot_learning_curve
-
-IMITATION_CSV = "imitation.csv"
-"""Per-epoch loss and held-out accuracy of the imitation fit, in the run folder."""
+from .plots import EVAL_CSV, IMITATION_CSV, plot_learning_curve
 
 __all__ = ["ENGINES", "OPPONENT_MODES", "VEC_ENVS", "TrainResult", "opponent_pool", "ppo_parameters", "train"]
 

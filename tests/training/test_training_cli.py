@@ -92,6 +92,30 @@ def test_curve_redraws_a_learning_curve(capsys, tmp_path):
     assert (run / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def _png_width(path) -> int:
+    """Width in pixels from a PNG's IHDR chunk (bytes 16-19, big-endian)."""
+    return int.from_bytes(path.read_bytes()[16:20], "big")
+
+
+def test_curve_adds_the_imitation_fit_as_a_panel(capsys, tmp_path):
+    """With imitation.csv the chart has one more panel: each is 5.2 inches wide at 110 dpi."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "eval.csv").write_text(
+        "timesteps,opponent,games,metric,value,low,high,win_rate\n0,random,40,win_rate,0.9,0.8,0.95,0.9\n"
+    )
+    assert main(["curve", str(run)]) == 0
+    alone = _png_width(run / "learning_curve.png")
+    (run / "imitation.csv").write_text(
+        "epoch,decisions,loss,heldout_accuracy,seconds\n1,100,1.2,0.5,1.0\n2,100,0.9,0.6,1.0\n"
+    )
+    assert main(["curve", str(run)]) == 0
+    assert (alone, _png_width(run / "learning_curve.png")) == (round(5.2 * 110), round(2 * 5.2 * 110))
+    (run / "imitation.csv").write_text("epoch,decisions,loss,heldout_accuracy,seconds\n1,100,x,0.5,1.0\n")
+    assert main(["curve", str(run)]) == 2
+    assert "imitation.csv line 2: loss is not a number" in capsys.readouterr().err
+
+
 def test_game_configs_are_valid_json_over_the_default():
     from cardgames_env.training.config import load_config
 
