@@ -252,7 +252,11 @@ def train(
 
     model_path = run / MODEL_FILE
     model.save(str(model_path))
-    write_sidecar(model_path, probe, timesteps=model.num_timesteps, opponents=mode, seed=seed)
+    imitated = settings.get("imitation", {})
+    extra = {"imitation": {key: imitated.get(key, default) for key, default in
+                           (("games", 0), ("teacher", "search"), ("opponents", "heuristic"))}
+             } if int(imitated.get("games", 0)) > 0 else {}
+    write_sidecar(model_path, probe, timesteps=model.num_timesteps, opponents=mode, seed=seed, **extra)
     callbacks[0].evaluate_now(model.num_timesteps)  # the learning curve's last point
     curve = plot_learning_curve(run)
 

@@ -156,6 +156,8 @@ def test_train_imitation_only_keeps_the_clone(capsys, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["timesteps"] == 0 and summary["imitation_s"] > 0
     assert json.loads((out / "config.json").read_text())["imitation"]["games"] == 4
+    sidecar = json.loads((out / "model.json").read_text())
+    assert sidecar["imitation"] == {"games": 4, "teacher": "heuristic", "opponents": "random"}
     curve = list(csv.DictReader((out / "eval.csv").open()))
     assert curve and curve[0]["timesteps"] == "0"
 
