@@ -173,12 +173,11 @@ def train(
     seat = settings.get("learner_seat")
     if seat is not None and seat >= len(probe.possible_agents):
         raise ValueError(f"learner_seat must be in 0..{len(probe.possible_agents) - 1}, got {seat}")
-    imitation = settings.get("imitation", {})
-    if int(imitation.get("games", 0)) > 0:
+    source = _imitation_source(settings.get("imitation", {}))
+    if source is not None:
         from .imitation import check_agent_kinds
 
-        check_agent_kinds(env_name, options, imitation.get("teacher", "search"),
-                          imitation.get("opponents", "heuristic"))
+        check_agent_kinds(env_name, options, source["teacher"], source["opponents"])
     total = int(settings["timesteps"])
     n = int(settings["n_envs"])
     mode = str(settings["opponents"])
@@ -252,10 +251,7 @@ def train(
 
     model_path = run / MODEL_FILE
     model.save(str(model_path))
-    imitated = settings.get("imitation", {})
-    extra = {"imitation": {key: imitated.get(key, default) for key, default in
-                           (("games", 0), ("teacher", "search"), ("opponents", "heuristic"))}
-             } if int(imitated.get("games", 0)) > 0 else {}
+    extra = {"imitation": source} if source is not None else {}
     write_sidecar(model_path, probe, timesteps=model.num_timesteps, opponents=mode, seed=seed, **extra)
     callbacks[0].evaluate_now(model.num_timesteps)  # the learning curve's last point
     curve = plot_learning_curve(run)
@@ -285,6 +281,17 @@ def train(
     return TrainResult(run, model_path, model.num_timesteps, wall, train_s, steps_per_s, results)
 
 
+def _imitation_source(section: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What a run imitates, from its ``imitation`` settings: ``games``, ``teacher`` and
+    ``opponents`` (the defaults ``search`` and ``heuristic`` filled in), or ``None`` when it
+    plays no imitation games. The sidecar records exactly this."""
+    games = int(section.get("games", 0))
+    if games <= 0:
+        return None
+    return {"games": games, "teacher": section.get("teacher", "search"),
+            "opponents": section.get("opponents", "heuristic")}
+
+
 def _imitate(
     model: Any,
     env_name: str,
@@ -296,15 +303,15 @@ def _imitate(
 ) -> float:
     """Clone the teacher into ``model.policy`` when ``settings["games"] > 0``; write
     ``imitation.csv`` (one row per epoch); return the seconds spent (0 without imitation)."""
-    games = int(settings.get("games", 0))
-    if games <= 0:
+    source = _imitation_source(settings)
+    if source is None:
         return 0.0
     from .imitation import clone_policy, collect_demonstrations
 
     start = time.perf_counter()
     demos = collect_demonstrations(
-        env_name, options, teacher=settings.get("teacher", "search"),
-        opponents=settings.get("opponents", "heuristic"), games=games, seed=seed,
+        env_name, options, teacher=source["teacher"], opponents=source["opponents"],
+        games=source["games"], seed=seed,
         workers=int(settings.get("workers", 1)), log=log,
     )
     history = clone_policy(
