@@ -47,6 +47,8 @@ class ObservationLayout:
         if len(self._by_name) != len(self.pieces):
             raise ValueError("observation piece names must be unique")
         self.size = offset
+        self._spans = tuple((p.name, p.offset, p.offset + p.size, p.shape) for p in self.pieces)
+        """``(name, start, stop, shape)`` per piece: :meth:`view` runs once per heuristic move."""
 
     def piece(self, name: str) -> ObservationPiece:
         """Return the piece called ``name``."""
@@ -65,9 +67,7 @@ class ObservationLayout:
         """Return ``{piece name: view of the vector in the piece's shape}`` (no copy)."""
         if vector.shape != (self.size,):
             raise ValueError(f"expected an observation of shape ({self.size},), got {vector.shape}")
-        return {
-            p.name: vector[p.offset : p.offset + p.size].reshape(p.shape) for p in self.pieces
-        }
+        return {name: vector[start:stop].reshape(shape) for name, start, stop, shape in self._spans}
 
     def markdown_table(self) -> str:
         """Return the pieces as a Markdown table (used by the docs)."""

@@ -78,6 +78,7 @@ class VectorTrainingEnv(VecEnv):
         self._specs: list[str] = []
         for spec in self.pool.base:  # fail now, not mid-training, on a bad spec
             self._policy_index(spec)
+        self.render_mode = None  # nothing to render; SB3's VecEnv reads it through get_attr
         super().__init__(num_envs, self.engine.observation_space, self.engine.action_space)
         n = num_envs
         self.seat = np.zeros(n, dtype=np.int64)

@@ -100,6 +100,15 @@ def test_bad_arguments_are_refused() -> None:
     assert np.array_equal(env.engine.obs, before)
 
 
+def test_it_is_built_without_warnings_and_renders_nothing() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # SB3 warns when an env lacks render_mode
+        env = VectorTrainingEnv(ENGINES[0], num_envs=2, seed=0)
+    assert env.render_mode is None and env.get_attr("render_mode") == [None, None]
+
+
 def test_random_legal_is_uniform_over_legal_actions() -> None:
     masks = np.zeros((20_000, 6), dtype=bool)
     masks[:, [1, 3, 4]] = True
