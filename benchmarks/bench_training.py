@@ -10,6 +10,14 @@ included, evaluations and saves excluded. Figures, not tests: run it on a quiet 
     python benchmarks/bench_training.py                       # every env with a batched engine
     python benchmarks/bench_training.py --envs gongzhu_v0 --aec-steps 8192 --vector-steps 65536
     python benchmarks/bench_training.py --opponents random    # the engines alone, no heuristic
+
+Each run's ``summary.json`` also splits ``learn()``'s time into rollouts (engine, opponents,
+the learner's forward passes: ``rollout_s``) and PPO's updates (``update_s``). The last
+column is the ceiling that split puts on the speed-up: the batched path's env steps per second
+if its rollouts cost nothing, over the AEC path's figure. PPO's updates cost the same per
+learner step on both paths (same network, same epochs), so no engine can beat that ceiling;
+``--vector-config FILE`` trains the batched side with other settings (fewer epochs, a smaller
+network) to see what they buy.
 """
 
 from __future__ import annotations
@@ -39,14 +47,16 @@ def _machine() -> str:
     return f"{os.cpu_count()} cores, {model}, Python {platform.python_version()}"
 
 
-def run(env_name: str, engine: str, steps: int, opponents: str | None, seed: int) -> dict:
+def run(
+    env_name: str, engine: str, steps: int, opponents: str | None, seed: int, config: str | None = None
+) -> dict:
     """Train ``steps`` learner steps with ``engine`` and return the run's summary.json."""
     from cardgames_env.training.train import train
 
     with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
         train(
             env_name, timesteps=steps, opponents=opponents, seed=seed, out=folder, eval_games=4,
-            progress=False, engine=engine, log=lambda _: None,
+            progress=False, engine=engine, config_path=config, log=lambda _: None,
         )
         return json.loads((Path(folder) / "summary.json").read_text())
 
@@ -62,21 +72,30 @@ def main() -> None:
     parser.add_argument("--vector-steps", type=int, default=32768, help="learner steps on the batched path")
     parser.add_argument("--opponents", default=None, help="random, heuristic or selfplay (default: config)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--vector-config", default=None, help="a JSON config file for the batched runs only")
     args = parser.parse_args()
     print(f"Machine: {_machine()}")
-    print(f"Opponents: {args.opponents or 'each game config (selfplay: random + heuristic + snapshots)'}\n")
-    print("| env | AEC learner steps/s | AEC env steps/s | batched learner steps/s | batched env steps/s "
-          "| speed-up (env steps) |")
-    print("|---|---|---|---|---|---|")
+    print(f"Opponents: {args.opponents or 'each game config (selfplay: random + heuristic + snapshots)'}")
+    print(f"Batched settings: {args.vector_config or 'each game config'}\n")
+    print("| env | AEC learner steps/s | AEC env steps/s | AEC updates | batched learner steps/s "
+          "| batched env steps/s | batched updates | speed-up (env steps) | ceiling with free rollouts |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in args.envs:
         aec = run(name, "aec", args.aec_steps, args.opponents, args.seed)
-        batched = run(name, "vector", args.vector_steps, args.opponents, args.seed)
+        batched = run(name, "vector", args.vector_steps, args.opponents, args.seed, args.vector_config)
         ratio = batched["env_steps_per_s"] / aec["env_steps_per_s"]
+        ceiling = batched["env_steps"] / max(batched["update_s"], 1e-9) / aec["env_steps_per_s"]
         print(
-            f"| {name} | {aec['steps_per_s']:,.0f} | {aec['env_steps_per_s']:,.0f} | "
-            f"{batched['steps_per_s']:,.0f} | {batched['env_steps_per_s']:,.0f} | {ratio:.1f}x |",
+            f"| {name} | {aec['steps_per_s']:,.0f} | {aec['env_steps_per_s']:,.0f} | {_share(aec)} | "
+            f"{batched['steps_per_s']:,.0f} | {batched['env_steps_per_s']:,.0f} | {_share(batched)} | "
+            f"{ratio:.1f}x | {ceiling:.1f}x |",
             flush=True,
         )
+
+
+def _share(summary: dict) -> str:
+    """The share of ``learn()``'s time that PPO's updates took."""
+    return f"{summary['update_s'] / max(summary['train_s'], 1e-9):.0%}"
 
 
 if __name__ == "__main__":

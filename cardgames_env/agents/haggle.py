@@ -8,6 +8,8 @@ others, 3 Red protect, 7 of a colour is ruinous.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from cardgames_env.agents.masks import legal_actions
@@ -40,6 +42,32 @@ def hand_values(hands: np.ndarray, num_players: int) -> np.ndarray:
     return np.where(hands.max(axis=1) >= 7, value - 80.0, value)  # modifier 6: avoid at all costs
 
 
+@lru_cache(maxsize=None)
+def _value_table(num_players: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`hand_values` of every hand of at most ``limit`` cards of each colour, indexed
+    by ``hand @ weights`` (mixed radix ``limit + 1``): ``(table, weights, limit)``.
+
+    A hand holds at most the deck's ``2N`` cards of a colour (rules section 9) and the
+    heuristic looks at it plus an offer of at most 3 (the default ``max_offer``), so ``limit``
+    is ``2N + 3``; :func:`hand_values_fast` computes hands beyond it directly.
+    """
+    limit = 2 * num_players + 3
+    radix = limit + 1
+    weights = radix ** np.arange(NUM_COLOURS, dtype=np.int64)
+    every = np.indices((radix,) * NUM_COLOURS).reshape(NUM_COLOURS, -1).T  # row r has index r
+    every = every[:, ::-1]  # colour c is digit c: row index = every @ weights
+    return hand_values(every, num_players), weights, limit
+
+
+def hand_values_fast(hands: np.ndarray, num_players: int) -> np.ndarray:
+    """:func:`hand_values`, looked up in a table built from it once per player count (the
+    heuristic evaluates thousands of hands a move); the same floats, bit for bit."""
+    table, weights, limit = _value_table(num_players)
+    if hands.size and (hands.min() < 0 or hands.max() > limit):
+        return hand_values(hands, num_players)
+    return table[hands @ weights]
+
+
 class HaggleHeuristic:
     """Proposes the fair-looking trade that improves its hand most; accepts improving offers."""
 
@@ -50,6 +78,11 @@ class HaggleHeuristic:
         self.rng = make_rng(seed)
         self.sets = np.array(encoding.offer_sets)
         self.set_values = self.sets @ _BASE
+        # Only offers a partner might take: ask no more base value than given, not a no-op.
+        fair = self.set_values[None, :] <= self.set_values[:, None]
+        same = np.all(self.sets[:, None, :] == self.sets[None, :, :], axis=2)
+        self.offerable = fair & ~same
+        """``offerable[g, a]``: giving set ``g`` for set ``a`` is an offer the heuristic makes."""
         a = encoding.actions
         self.offsets = {f.name: f.offset for f in a.families}
         self.min_gain = 1.0
@@ -60,22 +93,30 @@ class HaggleHeuristic:
             self.rng = make_rng(seed)
 
     def _value(self, hand: np.ndarray) -> float:
-        return float(hand_values(hand[None, :], self.n)[0])
+        return float(hand_values_fast(hand[None, :], self.n)[0])
 
     def _plan(self, hand: np.ndarray) -> tuple[int, int, float]:
         """Best (give index, ask index, gain) among trades giving at least the value asked."""
         fits = np.all(self.sets <= hand, axis=1)
         give = np.flatnonzero(fits)
-        new = hand[None, None, :] - self.sets[give][:, None, :] + self.sets[None, :, :]
-        gains = hand_values(new.reshape(-1, NUM_COLOURS), self.n).reshape(len(give), -1)
+        gains = self._trade_values(hand, give)
         gains -= self._value(hand)
-        # Only offers a partner might take: ask no more base value than given, not a no-op.
-        fair = self.set_values[None, :] <= self.set_values[give][:, None]
-        same = np.all(self.sets[give][:, None, :] == self.sets[None, :, :], axis=2)
-        gains = np.where(fair & ~same, gains, -np.inf)
+        gains = np.where(self.offerable[give], gains, -np.inf)
         gains += self.rng.random(gains.shape) * 1e-3  # break ties at random
         i, j = np.unravel_index(int(np.argmax(gains)), gains.shape)
         return int(give[i]), int(j), float(gains[i, j])
+
+    def _trade_values(self, hand: np.ndarray, give: np.ndarray) -> np.ndarray:
+        """Values of ``hand - sets[g] + sets[a]`` for each ``g`` in ``give`` (rows, sets the
+        hand holds) and every ask ``a`` (columns). Inside the value table the index of a sum
+        is the sum of the indices, so no hand is built."""
+        table, weights, limit = _value_table(self.n)
+        if hand.max() + self.sets.max() <= limit:
+            set_index = self.sets @ weights
+            index = int(hand @ weights) - set_index[give][:, None] + set_index[None, :]
+            return table[index]
+        new = hand[None, None, :] - self.sets[give][:, None, :] + self.sets[None, :, :]
+        return hand_values_fast(new.reshape(-1, NUM_COLOURS), self.n).reshape(len(give), -1)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return a legal action chosen from the observation and the mask."""
@@ -95,7 +136,7 @@ class HaggleHeuristic:
         if stage == 2:  # ask: the best ask for the cards already chosen
             given = np.rint(view["offer_give"] * 3).astype(np.int64)
             new = hand[None, :] - given[None, :] + self.sets
-            values = hand_values(new, self.n)
+            values = hand_values_fast(new, self.n)
             fair = self.set_values <= int(given @ _BASE)
             same = np.all(self.sets == given, axis=1)
             values = np.where(fair & ~same, values, -np.inf)
@@ -115,7 +156,7 @@ class HaggleHeuristic:
             candidates = legal - off["submit"]
             hands = np.repeat((done + np.where(np.arange(5) > colour, hand, 0))[None, :], len(candidates), 0)
             hands[:, colour] = candidates
-            return int(legal[int(np.argmax(hand_values(hands, self.n)))])
+            return int(legal[int(np.argmax(hand_values_fast(hands, self.n)))])
         return int(self.rng.choice(legal))
 
     def _pick(self, action: int, legal: np.ndarray) -> int:
@@ -125,4 +166,4 @@ class HaggleHeuristic:
         return int(self.rng.choice(legal))
 
 
-__all__ = ["HaggleHeuristic", "hand_values"]
+__all__ = ["HaggleHeuristic", "hand_values", "hand_values_fast"]

@@ -244,6 +244,8 @@ def train(
     steps_per_s = model.num_timesteps / train_s
     env_steps = venv.env_steps if batched else sum(venv.get_attr("env_steps"))
     env_steps_per_s = env_steps / train_s
+    rollout_s = min(callbacks[-1].rollout_s, train_s)
+    update_s = train_s - rollout_s
     log(f"trained {model.num_timesteps} learner steps in {wall:.1f} s ({imitation_s:.1f} s of it imitation): "
         f"{steps_per_s:.0f} learner steps/s, "
         f"{env_steps_per_s:.0f} env steps/s (learner and opponents) inside MaskablePPO, updates included, "
@@ -274,6 +276,7 @@ def train(
         "imitation_s": round(imitation_s, 2), "wall_s": round(wall, 2), "train_s": round(train_s, 2),
         "steps_per_s": round(steps_per_s, 1),
         "env_steps": int(env_steps), "env_steps_per_s": round(env_steps_per_s, 1),
+        "rollout_s": round(rollout_s, 2), "update_s": round(update_s, 2),
         "final_evaluations": [_result_json(r) for r in results],
     }
     (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -443,10 +446,31 @@ def _callbacks(
             self.training_env.env_method("add_opponent", str(path.resolve()))
             self.logger.record("selfplay/snapshots", len(list(folder.glob("*.zip"))))
 
+    class RolloutClock(BaseCallback):
+        """Times the rollouts (engine, opponents and the learner's forward passes) apart from
+        PPO's updates: ``rollout_s``. Listed last, it starts after the other callbacks'
+        rollout-start work, which they time themselves."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.seconds = 0.0  # nothing of its own to leave out of the throughput
+            self.rollout_s = 0.0
+            self._started = 0.0
+
+        def _on_step(self) -> bool:
+            return True
+
+        def _on_rollout_start(self) -> None:
+            self._started = time.perf_counter()
+
+        def _on_rollout_end(self) -> None:
+            self.rollout_s += time.perf_counter() - self._started
+
     evals = settings["eval"]
     every = evals.get("every") or max(total // max(int(evals.get("points", 10)), 1), 1)
     callbacks: list[Any] = [EvalLog(every, int(evals["games"]), int(evals["seed"]))]
     callbacks.append(Checkpoint(int(settings.get("checkpoint_every", 50_000))))
     if mode == "selfplay":
         callbacks.append(Snapshot(int(settings["selfplay"].get("snapshot_every", 25_000))))
+    callbacks.append(RolloutClock())
     return callbacks

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from cardgames_env import haggle_v0
@@ -49,3 +50,42 @@ def test_heuristic_only_plays_legal_actions(options: dict[str, object]) -> None:
 def test_heuristic_beats_random_in_four_player_games() -> None:
     result = play(["heuristic", "random"], 20)
     assert result["heuristic"] > 1.0 > 0 > result["random"]
+
+
+@pytest.mark.parametrize("players", [2, 4, 8])
+def test_the_value_table_gives_hand_values_bit_for_bit(players: int) -> None:
+    from cardgames_env.agents.haggle import hand_values, hand_values_fast
+
+    rng = np.random.default_rng(players)
+    limit = 2 * players + 3
+    inside = rng.integers(0, limit + 1, size=(5000, 5))
+    inside[:5] = np.eye(5, dtype=np.int64) * limit  # the corners of the table
+    assert np.array_equal(hand_values_fast(inside, players), hand_values(inside, players))
+    beyond = inside.copy()
+    beyond[:, 2] = limit + 1  # outside the table (a larger max_offer): computed directly
+    assert np.array_equal(hand_values_fast(beyond, players), hand_values(beyond, players))
+
+
+def _heuristic_moves(games: int, **options: object) -> list[int]:
+    """Every action of four seeded heuristics over ``games`` seeded games."""
+    env = haggle_v0.raw_env(**options)
+    moves = []
+    for game in range(games):
+        env.reset(seed=game)
+        agents = {a: make_agent("heuristic", env, seed=game * 10 + i) for i, a in enumerate(env.possible_agents)}
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            action = None if term or trunc else agents[agent].act(obs["observation"], obs["action_mask"])
+            moves.append(-1 if action is None else action)
+            env.step(action)
+    return moves
+
+
+@pytest.mark.parametrize("options", [{}, {"num_players": 3, "max_offer": 5}])
+def test_the_value_table_changes_no_decision(monkeypatch: pytest.MonkeyPatch, options: dict) -> None:
+    from cardgames_env.agents import haggle
+
+    fast = _heuristic_moves(6, **options)
+    table, weights, _ = haggle._value_table(4)
+    monkeypatch.setattr(haggle, "_value_table", lambda players: (table, weights, -1))  # every hand direct
+    assert _heuristic_moves(6, **options) == fast

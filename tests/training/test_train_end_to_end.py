@@ -76,6 +76,9 @@ def test_train_writes_its_run_folder_and_the_model_plays(capsys, tmp_path):
 
     summary = _strict_json((out / "summary.json").read_text())
     assert summary["timesteps"] == STEPS and summary["steps_per_s"] > 0
+    # learn()'s time splits into rollouts (envs, opponents, the learner's forward passes) and updates.
+    assert summary["rollout_s"] > 0 and summary["update_s"] > 0
+    assert abs(summary["rollout_s"] + summary["update_s"] - summary["train_s"]) <= 0.02
     finals = summary["final_evaluations"]
     assert [f["opponent"] for f in finals] == ["random", "heuristic"]
     for final in finals:
