@@ -37,6 +37,9 @@ def _bits(vector: np.ndarray) -> int:
 class HaggisHeuristic:
     """Heuristic Haggis agent (see the module docstring for its policy)."""
 
+    keeps_game_state = True
+    """It plans a whole play, then emits its card selections over several decisions."""
+
     def __init__(self, encoding: HaggisEncoding, seed: int | None = None):
         self.encoding = encoding
         self.flags = (encoding.config.lone_qk_wild, encoding.config.natural_faces_in_runs)

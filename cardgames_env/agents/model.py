@@ -220,8 +220,13 @@ class ModelAgent:
             logits = policy.action_net(latent)[0].numpy().astype(np.float64)
         return choose_legal(legal, logits[legal], self.deterministic, self.rng)
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None
+    ) -> np.ndarray:
         """Return the policy's legal action for every row: one forward pass for the batch.
+
+        ``keys`` is accepted for :class:`~cardgames_env.agents.batch.BatchPolicy` and unused:
+        the policy keeps no state between decisions.
 
         Masked logits as in :meth:`act`; sampling uses the Gumbel-max trick on the legal
         logits, which draws each row's action with the softmax probabilities.

@@ -127,8 +127,13 @@ class NumpyPolicy:
         logits = self.logits(np.asarray(observation).reshape(1, -1))[0]
         return int(legal[int(np.argmax(logits[legal]))])
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None
+    ) -> np.ndarray:
         """Return the legal action with the largest logit for every row.
+
+        ``keys`` is accepted for :class:`~cardgames_env.agents.batch.BatchPolicy` and unused:
+        the policy keeps no state between decisions.
 
         Raises:
             ValueError: when a row of ``masks`` allows nothing.

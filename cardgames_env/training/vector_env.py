@@ -107,6 +107,11 @@ class VectorTrainingEnv(VecEnv):
     def _new_games(self, slots: np.ndarray) -> None:
         """Draw the learner's seat and the opponents of the games starting in ``slots``."""
         players = self.engine.num_players
+        seats = (np.asarray(slots, dtype=np.int64)[:, None] * players + np.arange(players)).ravel()
+        for policy in self._policies.values():  # opponents that remember a game forget it
+            end_games = getattr(policy, "end_games", None)
+            if end_games is not None:
+                end_games(seats)
         for i in slots:
             seat = self.fixed_seat if self.fixed_seat is not None else int(self._rng.integers(players))
             self.seat[i] = seat
@@ -186,11 +191,12 @@ class VectorTrainingEnv(VecEnv):
             if not waiting.any():
                 return
             who = self.opponent[rows, engine.player]
+            keys = rows * engine.num_players + engine.player  # one key per game seat
             actions = np.zeros(self.num_envs, dtype=np.int64)
             for index in np.unique(who[waiting]):
                 chosen = waiting & (who == index)
                 policy = self._policies[self._specs[index]]
-                actions[chosen] = policy.act_batch(engine.obs[chosen], engine.mask[chosen])
+                actions[chosen] = policy.act_batch(engine.obs[chosen], engine.mask[chosen], keys[chosen])
             engine.step(actions, active=waiting)
             self.env_steps += int(waiting.sum())
             self._collect(waiting, reward, ended, infos)

@@ -129,6 +129,62 @@ def test_heuristic_opponents_play_row_by_row() -> None:
     assert isinstance(batch_policy("random", probe), RandomBatch)
 
 
+def test_an_opponent_that_remembers_its_game_gets_one_copy_per_game_seat() -> None:
+    """The Haggis heuristic plans a play, then selects its cards over several decisions: in
+    the batched env each game seat's decisions must reach one copy, as in a game of its own."""
+    from cardgames_env.agents.base import make_agent
+
+    name = "haggis_v0"
+    env = VectorTrainingEnv(name, num_envs=6, options=SHORT[name], opponents="heuristic", seed=4)
+    policy = env._policies["heuristic"]
+    assert isinstance(policy, AgentBatch) and policy.per_seat
+    calls: list[tuple] = []
+    act_batch, end_games = policy.act_batch, policy.end_games
+
+    def spy_act(observations, masks, keys=None):  # type: ignore[no-untyped-def]
+        actions = act_batch(observations, masks, keys)
+        calls.append(("act", observations.copy(), masks.copy(), keys.copy(), actions.copy()))
+        return actions
+
+    def spy_end(keys):  # type: ignore[no-untyped-def]
+        calls.append(("end", keys.copy()))
+        end_games(keys)
+
+    policy.act_batch, policy.end_games = spy_act, spy_end  # type: ignore[method-assign]
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        env.step(random_legal(env.action_masks(), rng))
+    assert sum(call[0] == "end" for call in calls) > 2  # games ended and restarted in slots
+
+    probe = load(name).raw_env(**SHORT[name])
+    own: dict[int, object] = {}  # an independent heuristic per game seat, replaying its decisions
+    decisions = 0
+    for call in calls:
+        if call[0] == "end":
+            for key in call[1]:
+                own.pop(int(key), None)
+            continue
+        _, observations, masks, keys, actions = call
+        for obs, mask, key, action in zip(observations, masks, keys, actions):
+            agent = own.setdefault(int(key), make_agent("heuristic", probe, seed=0))
+            assert agent.act(obs, mask) == action  # type: ignore[attr-defined]
+            decisions += 1
+    assert decisions > 500
+
+
+def test_agents_that_read_the_env_state_cannot_play_batched() -> None:
+    probe = load("jaipur_v0").raw_env()
+    with pytest.raises(ValueError, match="reads the env's state"):
+        batch_policy("search", probe, seed=0)
+    with pytest.raises(ValueError, match="reads the env's state"):
+        VectorTrainingEnv("jaipur_v0", num_envs=2, opponents="search")
+    with pytest.raises(ValueError, match="keeps state within a game"):
+        batch_policy("heuristic", load("haggis_v0").raw_env()).act_batch(
+            np.zeros((1, 1)), np.ones((1, 1), dtype=bool)
+        )
+
+
 @pytest.mark.parametrize("name", ENGINES)
 def test_maskable_ppo_learns_on_it_and_snapshots_join_the_pool(name: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from sb3_contrib import MaskablePPO
