@@ -37,9 +37,18 @@ class BatchPolicy(Protocol):
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Return a uniformly random legal action per row of ``masks`` (every row needs one)."""
-    keys = np.where(masks.astype(bool, copy=False), rng.random(masks.shape, dtype=np.float32), -1.0)
-    return keys.argmax(axis=1)
+    """Return a uniformly random legal action per row of ``masks``: the ``k``-th legal action of
+    a row, ``k`` drawn uniformly below the row's count (one draw per row, whatever the width).
+
+    Raises:
+        ValueError: when a row allows nothing.
+    """
+    rows, columns = np.nonzero(masks)  # row-major: each row's legal actions in order
+    counts = np.bincount(rows, minlength=masks.shape[0])
+    if not counts.all():
+        raise ValueError("every row of masks needs a legal action")
+    starts = np.cumsum(counts) - counts
+    return columns[starts + (rng.random(masks.shape[0]) * counts).astype(np.int64)]
 
 
 class RandomBatch:

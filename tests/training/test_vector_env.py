@@ -116,6 +116,18 @@ def test_random_legal_is_uniform_over_legal_actions() -> None:
     counts = np.bincount(actions, minlength=6)
     assert counts[[0, 2, 5]].sum() == 0
     assert np.all(np.abs(counts[[1, 3, 4]] / 20_000 - 1 / 3) < 0.02)
+    # Rows of different widths: each row's own legal actions, uniformly.
+    masks = np.zeros((30_000, 5), dtype=bool)
+    masks[0::3, 4] = True
+    masks[1::3, [0, 2]] = True
+    masks[2::3, :] = True
+    actions = random_legal(masks, np.random.default_rng(1))
+    assert set(actions[0::3]) == {4}
+    assert abs(np.mean(actions[1::3] == 0) - 1 / 2) < 0.02 and set(actions[1::3]) == {0, 2}
+    assert np.all(np.abs(np.bincount(actions[2::3], minlength=5) / 10_000 - 1 / 5) < 0.02)
+    masks[7] = False
+    with pytest.raises(ValueError, match="needs a legal action"):
+        random_legal(masks, np.random.default_rng(1))
 
 
 def test_heuristic_opponents_play_row_by_row() -> None:
