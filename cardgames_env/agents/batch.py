@@ -31,7 +31,8 @@ class BatchPolicy(Protocol):
         """Return int64 actions ``[k]`` for observations ``[k, D]`` and bool/int masks ``[k, A]``.
 
         ``keys`` (int ``[k]``), when given, names the game seat each row comes from: rows with
-        one key are one player's successive decisions in one game, until :meth:`end_games`.
+        one key are one player's successive decisions in one game, until the caller ends that
+        game (``end_games(keys)``, on the policies that have it: :class:`AgentBatch`).
         """
         ...
 
