@@ -8,7 +8,7 @@ others, 3 Red protect, 7 of a colour is ruinous.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -42,7 +42,7 @@ def hand_values(hands: np.ndarray, num_players: int) -> np.ndarray:
     return np.where(hands.max(axis=1) >= 7, value - 80.0, value)  # modifier 6: avoid at all costs
 
 
-@lru_cache(maxsize=None)
+@cache
 def _value_table(num_players: int) -> tuple[np.ndarray, np.ndarray, int]:
     """:func:`hand_values` of every hand of at most ``limit`` cards of each colour, indexed
     by ``hand @ weights`` (mixed radix ``limit + 1``): ``(table, weights, limit)``.

@@ -72,7 +72,9 @@ def _heuristic_moves(games: int, **options: object) -> list[int]:
     moves = []
     for game in range(games):
         env.reset(seed=game)
-        agents = {a: make_agent("heuristic", env, seed=game * 10 + i) for i, a in enumerate(env.possible_agents)}
+        agents = {
+            a: make_agent("heuristic", env, seed=game * 10 + i) for i, a in enumerate(env.possible_agents)
+        }
         for agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             action = None if term or trunc else agents[agent].act(obs["observation"], obs["action_mask"])
