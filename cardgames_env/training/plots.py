@@ -93,31 +93,48 @@ def read_eval_csv(path: str | Path) -> dict[str, dict[str, np.ndarray]]:
     }
 
 
+def _read_log_columns(path: Path, keys: tuple[str, ...], skip_incomplete: bool) -> list[np.ndarray] | None:
+    """Return the columns ``keys`` of an optional CSV log as float arrays, or ``None`` when the
+    file is absent or holds no complete row.
+
+    Args:
+        skip_incomplete: skip rows that lack one of the values (SB3's progress.csv logs some
+            keys only on some rows); otherwise a missing value is an error.
+
+    Raises:
+        ValueError: naming the file and line of a value that is not a number (or missing),
+            or a file that is not readable CSV text.
+    """
+    if not path.is_file():
+        return None
+    columns: list[list[float]] = [[] for _ in keys]
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            for row in reader:
+                texts = [row.get(key) for key in keys]
+                if skip_incomplete and not all(texts):
+                    continue
+                for key, text, values in zip(keys, texts, columns):
+                    try:
+                        values.append(float(text))  # type: ignore[arg-type]
+                    except (TypeError, ValueError):
+                        raise ValueError(f"{path} line {reader.line_num}: {key} is not a number") from None
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ValueError(f"{path} is not a readable CSV file: {error}") from None
+    if not columns[0]:
+        return None
+    return [np.array(values) for values in columns]
+
+
 def _read_progress(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
     """Return ``(timesteps, mean episode return)`` from SB3's progress.csv, if logged.
 
     Raises:
         ValueError: naming the file and line of a value that is not a number.
     """
-    if not path.is_file():
-        return None
-    steps, rewards = [], []
-    try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            for row in reader:
-                t, r = row.get("time/total_timesteps", ""), row.get("rollout/ep_rew_mean", "")
-                if t and r:
-                    try:
-                        steps.append(float(t))
-                        rewards.append(float(r))
-                    except ValueError:
-                        raise ValueError(f"{path} line {reader.line_num}: not a number") from None
-    except (UnicodeDecodeError, csv.Error) as error:
-        raise ValueError(f"{path} is not a readable CSV file: {error}") from None
-    if not steps:
-        return None
-    return np.array(steps), np.array(rewards)
+    columns = _read_log_columns(path, ("time/total_timesteps", "rollout/ep_rew_mean"), skip_incomplete=True)
+    return None if columns is None else (columns[0], columns[1])
 
 
 def _read_imitation(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
@@ -126,24 +143,8 @@ def _read_imitation(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray] | N
     Raises:
         ValueError: naming the file and line of a missing or non-numeric value.
     """
-    if not path.is_file():
-        return None
-    columns: tuple[list[float], list[float], list[float]] = ([], [], [])
-    try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            for row in reader:
-                for key, values in zip(("epoch", "loss", "heldout_accuracy"), columns):
-                    try:
-                        values.append(float(row[key]))
-                    except (KeyError, TypeError, ValueError):
-                        raise ValueError(f"{path} line {reader.line_num}: {key} is not a number") from None
-    except (UnicodeDecodeError, csv.Error) as error:
-        raise ValueError(f"{path} is not a readable CSV file: {error}") from None
-    if not columns[0]:
-        return None
-    epoch, loss, accuracy = (np.array(values) for values in columns)
-    return epoch, loss, accuracy
+    columns = _read_log_columns(path, ("epoch", "loss", "heldout_accuracy"), skip_incomplete=False)
+    return None if columns is None else (columns[0], columns[1], columns[2])
 
 
 def plot_learning_curve(run_dir: str | Path, path: str | Path | None = None) -> Path:
