@@ -107,7 +107,7 @@ class VectorTrainingEnv(VecEnv):
     def _new_games(self, slots: np.ndarray) -> None:
         """Draw the learner's seat and the opponents of the games starting in ``slots``."""
         players = self.engine.num_players
-        seats = (np.asarray(slots, dtype=np.int64)[:, None] * players + np.arange(players)).ravel()
+        seats = self._seat_keys(np.asarray(slots, dtype=np.int64)[:, None], np.arange(players)).ravel()
         for policy in self._policies.values():  # opponents that remember a game forget it
             end_games = getattr(policy, "end_games", None)
             if end_games is not None:
@@ -119,6 +119,11 @@ class VectorTrainingEnv(VecEnv):
                 self.opponent[i, s] = -1 if s == seat else self._policy_index(self.pool.sample(self._rng))
         self._episode_return[slots] = 0.0
         self._episode_length[slots] = 0
+
+    def _seat_keys(self, slots: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """The key of each game seat (``slot``, ``seat``), as batched opponents see it
+        (:class:`~cardgames_env.agents.batch.BatchPolicy`)."""
+        return slots * self.engine.num_players + seats
 
     # -- stepping -------------------------------------------------------------------------------
     def reset(self) -> np.ndarray:
@@ -191,7 +196,7 @@ class VectorTrainingEnv(VecEnv):
             if not waiting.any():
                 return
             who = self.opponent[rows, engine.player]
-            keys = rows * engine.num_players + engine.player  # one key per game seat
+            keys = self._seat_keys(rows, engine.player)
             actions = np.zeros(self.num_envs, dtype=np.int64)
             for index in np.unique(who[waiting]):
                 chosen = waiting & (who == index)
