@@ -83,6 +83,11 @@ class HaggleHeuristic:
         same = np.all(self.sets[:, None, :] == self.sets[None, :, :], axis=2)
         self.offerable = fair & ~same
         """``offerable[g, a]``: giving set ``g`` for set ``a`` is an offer the heuristic makes."""
+        _, weights, limit = _value_table(self.n)  # built once per player count
+        self.set_index = self.sets @ weights
+        """Each offer set's index offset in the value table."""
+        self.table_room = limit - int(self.sets.max())
+        """The largest colour count a hand may hold for every ``hand - give + ask`` to be in the table."""
         a = encoding.actions
         self.offsets = {f.name: f.offset for f in a.families}
         self.min_gain = 1.0
@@ -110,10 +115,9 @@ class HaggleHeuristic:
         """Values of ``hand - sets[g] + sets[a]`` for each ``g`` in ``give`` (rows, sets the
         hand holds) and every ask ``a`` (columns). Inside the value table the index of a sum
         is the sum of the indices, so no hand is built."""
-        table, weights, limit = _value_table(self.n)
-        if hand.max() + self.sets.max() <= limit:
-            set_index = self.sets @ weights
-            index = int(hand @ weights) - set_index[give][:, None] + set_index[None, :]
+        if hand.max() <= self.table_room:
+            table, weights, _ = _value_table(self.n)
+            index = int(hand @ weights) - self.set_index[give][:, None] + self.set_index[None, :]
             return table[index]
         new = hand[None, None, :] - self.sets[give][:, None, :] + self.sets[None, :, :]
         return hand_values_fast(new.reshape(-1, NUM_COLOURS), self.n).reshape(len(give), -1)
