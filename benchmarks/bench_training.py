@@ -27,25 +27,12 @@ import argparse
 import contextlib
 import io
 import json
-import os
-import platform
 import tempfile
 from pathlib import Path
 
+from bench_vector import machine  # type: ignore[import-not-found]  # the sibling script
+
 from cardgames_env import vector
-
-
-def _machine() -> str:
-    """One line naming the machine the figures come from."""
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{os.cpu_count()} cores, {model}, Python {platform.python_version()}"
 
 
 def run(
@@ -80,7 +67,7 @@ def main() -> None:
              "load only ever slows a run down)",
     )
     args = parser.parse_args()
-    print(f"Machine: {_machine()}")
+    print(f"Machine: {machine()}")
     print(f"Opponents: {args.opponents or 'each game config (selfplay: random + heuristic + snapshots)'}")
     print(f"Batched settings: {args.vector_config or 'each game config'}\n")
     print("| env | AEC learner steps/s | AEC env steps/s | AEC updates | batched learner steps/s "
