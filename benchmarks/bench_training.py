@@ -18,7 +18,10 @@ column is the ceiling that split puts on the speed-up: the batched path's env st
 if its rollouts cost nothing, over the AEC path's figure. PPO's updates cost the same per
 learner step on both paths (same network, same epochs), so no engine can beat that ceiling;
 ``--vector-config FILE`` trains the batched side with other settings (fewer epochs, a smaller
-network) to see what they buy.
+network) to see what they buy; ``--batched-algo dmc`` trains it with Deep Monte-Carlo (one
+gradient pass per decision, only the taken action's Q computed) against the AEC path's PPO::
+
+    python benchmarks/bench_training.py --batched-algo dmc --vector-steps 65536
 """
 
 from __future__ import annotations
@@ -36,15 +39,16 @@ from cardgames_env import vector
 
 
 def run(
-    env_name: str, engine: str, steps: int, opponents: str | None, seed: int, config: str | None = None
+    env_name: str, engine: str, steps: int, opponents: str | None, seed: int, config: str | None = None,
+    algo: str = "ppo",
 ) -> dict:
-    """Train ``steps`` learner steps with ``engine`` and return the run's summary.json."""
+    """Train ``steps`` learner steps with ``engine`` and ``algo`` and return the run's summary.json."""
     from cardgames_env.training.train import train
 
     with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
         train(
             env_name, timesteps=steps, opponents=opponents, seed=seed, out=folder, eval_games=4,
-            progress=False, engine=engine, config_path=config, log=lambda _: None,
+            progress=False, engine=engine, config_path=config, algo=algo, log=lambda _: None,
         )
         return json.loads((Path(folder) / "summary.json").read_text())
 
@@ -62,6 +66,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--vector-config", default=None, help="a JSON config file for the batched runs only")
     parser.add_argument(
+        "--batched-algo", choices=("ppo", "dmc"), default="ppo",
+        help="the batched runs' learner: MaskablePPO (the AEC runs' too) or Deep Monte-Carlo (--algo dmc)",
+    )
+    parser.add_argument(
         "--repeat", type=int, default=1,
         help="runs of each path, alternating; each path's fastest run is shown (a shared machine's "
              "load only ever slows a run down)",
@@ -69,7 +77,8 @@ def main() -> None:
     args = parser.parse_args()
     print(f"Machine: {machine()}")
     print(f"Opponents: {args.opponents or 'each game config (selfplay: random + heuristic + snapshots)'}")
-    print(f"Batched settings: {args.vector_config or 'each game config'}\n")
+    print(f"Batched settings: {args.vector_config or 'each game config'}; "
+          f"batched learner: {args.batched_algo}; AEC learner: ppo\n")
     print("| env | AEC learner steps/s | AEC env steps/s | AEC updates | batched learner steps/s "
           "| batched env steps/s | batched updates | speed-up (env steps) | ceiling with free rollouts |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -78,7 +87,8 @@ def main() -> None:
         for _ in range(max(args.repeat, 1)):
             aec_runs.append(run(name, "aec", args.aec_steps, args.opponents, args.seed))
             batched_runs.append(
-                run(name, "vector", args.vector_steps, args.opponents, args.seed, args.vector_config)
+                run(name, "vector", args.vector_steps, args.opponents, args.seed, args.vector_config,
+                    args.batched_algo)
             )
         aec = max(aec_runs, key=lambda summary: summary["env_steps_per_s"])
         batched = max(batched_runs, key=lambda summary: summary["env_steps_per_s"])

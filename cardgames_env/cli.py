@@ -10,6 +10,7 @@ Examples::
     cardgames replay games.jsonl --game 1
     cardgames serve --port 8000
     cardgames train gongzhu_v0 --timesteps 300000 --opponents selfplay --out runs/gongzhu
+    cardgames train gongzhu_v0 --algo dmc --opponents heuristic --timesteps 2000000
     cardgames train gongzhu_v0 --backend rllib --num-env-runners 2 --iterations 20
     cardgames eval gongzhu_v0 --agent runs/gongzhu --vs heuristic --games 400
     cardgames eval jaipur_v0 --agent pretrained --vs heuristic
@@ -300,7 +301,7 @@ def check_agents(name: str, options: Sequence[str], specs: Sequence[str]) -> Non
 RLLIB_ONLY = ("num_env_runners", "envs_per_runner", "address", "iterations", "rllib_setup")
 """``cardgames train`` options of the RLlib backend (defaults None)."""
 SB3_ONLY = ("timesteps", "opponents", "n_envs", "vec_env", "engine", "eval_games", "config",
-            "imitation_games", "imitation_teacher")
+            "imitation_games", "imitation_teacher", "algo")
 """``cardgames train`` options of the SB3 backend (defaults None)."""
 
 
@@ -345,7 +346,7 @@ def cmd_train_rllib(args: argparse.Namespace, options: dict[str, Any]) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    """Train a MaskablePPO agent (see :mod:`cardgames_env.training.train`), or with RLlib."""
+    """Train a MaskablePPO or DMC agent (see :mod:`cardgames_env.training.train`), or with RLlib."""
     options = env_options(args.env, args.option)
     if getattr(args, "backend", "sb3") == "rllib":
         return cmd_train_rllib(args, options)
@@ -374,7 +375,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             n_envs=args.n_envs, seed=args.seed, out=args.out, vec_env=args.vec_env,
             eval_games=args.eval_games, progress=not args.no_progress, config_path=args.config,
             engine=args.engine, imitation_games=args.imitation_games,
-            imitation_teacher=args.imitation_teacher,
+            imitation_teacher=args.imitation_teacher, algo=args.algo,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -502,7 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p_serve.set_defaults(func=cmd_serve)
 
-    p_train = sub.add_parser("train", help="train a MaskablePPO agent for one seat (defaults per game)")
+    p_train = sub.add_parser("train", help="train a MaskablePPO or DMC agent for one seat (game defaults)")
     p_train.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
     p_train.add_argument("--timesteps", type=int, default=None,
                          help="env steps of the learner (default: config)")
@@ -514,6 +515,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_train.add_argument("--engine", choices=("aec", "vector"), default=None,
                          help="aec: one game at a time; vector: the batched engine, N games at once "
                               "(default: config)")
+    p_train.add_argument("--algo", choices=("ppo", "dmc"), default=None,
+                         help="ppo: sb3-contrib's MaskablePPO; dmc: Deep Monte-Carlo on the batched "
+                              "engine, saved as model.npz (default: config, ppo)")
     p_train.add_argument("--imitation-games", type=int, default=None,
                          help="games the teacher (the config's imitation.teacher, default search) plays "
                               "against heuristics before PPO; the network first imitates its moves "
@@ -567,7 +571,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_league.set_defaults(func=cmd_league)
 
     p_export = sub.add_parser("export", help="export a trained model as a torch-free shipped policy")
-    p_export.add_argument("run", help="the run folder (holds model.zip) or the model's .zip")
+    p_export.add_argument("run", help="the run folder (holds model.zip, or model.npz for --algo dmc), "
+                                      "the model's .zip or an exported .npz")
     p_export.add_argument("dest", metavar="DEST_STEM",
                           help="output path without suffix (writes .npz and .json)")
     p_export.add_argument("--command", required=True, help="the exact command that trained the model")

@@ -75,7 +75,9 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
             (``"search:iterations=800"``, ``"search:time=0.2"``; see
             :func:`cardgames_env.agents.search.parse_search_options`), a path to a model
             saved by ``cardgames train`` (its ``.zip``, the zip without suffix, or the run
-            folder holding ``model.zip``), or an RLlib checkpoint folder (``cardgames.json`` +
+            folder holding ``model.zip``), an exported policy (an ``.npz`` with its ``.json``
+            sidecar, or a ``--algo dmc`` run folder holding ``model.npz``), or an RLlib
+            checkpoint folder (``cardgames.json`` +
             ``rllib_checkpoint.json``; needs ray), or ``"pretrained"`` (the policy shipped in
             the package for this env, played in numpy; see
             :mod:`cardgames_env.agents.pretrained`).
@@ -107,7 +109,11 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
         from .pretrained import PretrainedAgent
 
         return PretrainedAgent(env, seed=seed)
+    from .pretrained import exported_policy_file, load_exported
     from .rllib_agent import RLlibAgent, looks_like_rllib_checkpoint
+
+    if exported_policy_file(kind) is not None:  # a --algo dmc run or an exported policy
+        return load_exported(kind, env)
 
     if looks_like_rllib_checkpoint(kind):
         return RLlibAgent.load(kind, env=env, seed=seed)

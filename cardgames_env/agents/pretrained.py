@@ -26,12 +26,13 @@ import io
 import json
 from importlib import resources
 from importlib.abc import Traversable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .masks import MAX_ACTIONS_PER_MOVE, legal_actions, move_actions
-from .model import env_signature
+from .model import check_sidecar, env_signature
 
 FORMAT_VERSION = 1
 """Version of the exported policy format (the sidecar's ``format_version``)."""
@@ -73,6 +74,8 @@ class NumpyPolicy:
                 raise ValueError(f"layer {i} holds a non-finite value")
             width = w.shape[1]
         self.layers = layers
+        self.name = "policy"
+        """Label used in tables (a loaded file's run or stem)."""
 
     @property
     def observation_size(self) -> int:
@@ -173,11 +176,14 @@ def policy_files(env_name: str) -> tuple[Traversable, Traversable]:
     return npz, sidecar
 
 
-def load_policy(npz: Traversable, sidecar: Traversable) -> tuple[NumpyPolicy, dict[str, Any]]:
+def load_policy(
+    npz: Traversable, sidecar: Traversable, max_bytes: int | None = MAX_BYTES
+) -> tuple[NumpyPolicy, dict[str, Any]]:
     """Read and check an exported policy and its sidecar.
 
     Raises:
-        ValueError: when a file is unreadable, too large (over :data:`MAX_BYTES`), of another
+        ValueError: when a file is unreadable, too large (over ``max_bytes``, by default the
+            shipping limit :data:`MAX_BYTES`; ``None``: any size), of another
             format version, or the weights disagree with the sidecar's sizes and widths.
     """
     try:
@@ -200,9 +206,9 @@ def load_policy(npz: Traversable, sidecar: Traversable) -> tuple[NumpyPolicy, di
         data = npz.read_bytes()
     except OSError as error:
         raise ValueError(f"unreadable pretrained policy {npz.name}: {error}") from None
-    if len(data) > MAX_BYTES:
+    if max_bytes is not None and len(data) > max_bytes:
         raise ValueError(
-            f"pretrained policy {npz.name} is {len(data)} bytes, over the {MAX_BYTES}-byte limit"
+            f"pretrained policy {npz.name} is {len(data)} bytes, over the {max_bytes}-byte limit"
         )
     try:
         policy = NumpyPolicy.from_npz(data)
@@ -216,6 +222,48 @@ def load_policy(npz: Traversable, sidecar: Traversable) -> tuple[NumpyPolicy, di
             f"its sidecar says {declared}"
         )
     return policy, meta
+
+
+def exported_policy_file(spec: str | Path) -> Path | None:
+    """Return the ``.npz`` an agent spec names when it is an exported policy: an ``.npz`` file,
+    or a run folder holding ``model.npz`` and no ``model.zip`` (a ``--algo dmc`` run); else
+    ``None``."""
+    path = Path(spec)
+    if path.suffix == ".npz" and path.is_file():
+        return path
+    if path.is_dir() and (path / "model.npz").is_file() and not (path / "model.zip").exists():
+        return path / "model.npz"
+    return None
+
+
+def read_exported(npz: Path) -> tuple[NumpyPolicy, dict[str, Any]]:
+    """Read an exported policy file and its sidecar (``x.npz`` + ``x.json``), as
+    :func:`load_policy` does, of any size: the 2 MiB limit is for shipped files (a DMC run's
+    Jaipur head alone is 26 MB).
+
+    Raises:
+        ValueError: when the sidecar is missing, or as :func:`load_policy`.
+    """
+    sidecar = npz.with_suffix(".json")
+    if not sidecar.is_file():
+        raise ValueError(f"exported policy {npz} has no sidecar {sidecar.name}")
+    return load_policy(npz, sidecar, max_bytes=None)
+
+
+def load_exported(spec: str | Path, env: Any) -> NumpyPolicy:
+    """Return the exported policy ``spec`` names (see :func:`exported_policy_file`), checked
+    against ``env``: the policy must have been trained for this env, options and sizes.
+
+    Raises:
+        ValueError: when ``spec`` names no exported policy, or it was trained for another env.
+    """
+    npz = exported_policy_file(spec)
+    if npz is None:
+        raise ValueError(f"no exported policy (.npz) at {spec!s}")
+    policy, sidecar = read_exported(npz)
+    check_sidecar(sidecar, env, spec)
+    policy.name = npz.parent.name if npz.stem == "model" else npz.stem
+    return policy
 
 
 class PretrainedAgent:
@@ -349,6 +397,6 @@ class PretrainedAgent:
 
 
 __all__ = [
-    "FORMAT_VERSION", "MAX_BYTES", "NumpyPolicy", "PretrainedAgent", "load_policy", "policy_files",
-    "shipped_envs",
+    "FORMAT_VERSION", "MAX_BYTES", "NumpyPolicy", "PretrainedAgent", "exported_policy_file", "load_exported",
+    "load_policy", "policy_files", "read_exported", "shipped_envs",
 ]

@@ -76,6 +76,13 @@ ENGINES = ("aec", "vector")
 """Values of the ``engine`` setting (``--engine``): the AEC env one game at a time
 (``SingleAgentEnv`` under an SB3 vec env), or the batched engine
 (:class:`~cardgames_env.training.vector_env.VectorTrainingEnv`)."""
+ALGOS = ("ppo", "dmc")
+"""Values of the ``algo`` setting (``--algo``): sb3-contrib's MaskablePPO, or Deep
+Monte-Carlo on the batched engine (:mod:`cardgames_env.training.dmc`)."""
+DMC_KEYS = ("n_envs", "learning_rate", "batch_size", "epsilon", "gamma", "max_grad_norm", "net_arch")
+"""Settings of the ``dmc`` section: batched games, Adam's step size, decisions per update,
+the exploration rate, the discount per learner decision, the gradient-norm clip and the
+Q-network's hidden widths."""
 IMITATION_KEYS = ("games", "teacher", "opponents", "epochs", "batch_size", "learning_rate", "value_coef",
                   "workers")
 """Settings of the ``imitation`` section (see :mod:`cardgames_env.training.imitation`): games the
@@ -190,6 +197,28 @@ def _bool(value: Any, key: str) -> None:
         raise ValueError(f"{key} must be true or false, got {_kind(value)} ({value!r})")
 
 
+def _validate_dmc(config: Mapping[str, Any]) -> None:
+    """Check ``algo`` and the ``dmc`` section, and that DMC runs go with their settings: the
+    batched engine, and no imitation (it clones into a PPO policy)."""
+    _choice(config.get("algo", "ppo"), "algo", ALGOS)
+    dmc = _section(config, "dmc", DMC_KEYS)
+    for key in ("n_envs", "batch_size"):
+        _int(dmc.get(key, 1), f"dmc.{key}")
+    _number(dmc.get("learning_rate", 3e-4), "dmc.learning_rate", 0.0, strict=True)
+    _number(dmc.get("epsilon", 0.05), "dmc.epsilon", 0.0, 1.0)
+    _number(dmc.get("gamma", 1.0), "dmc.gamma", 0.0, 1.0)
+    _number(dmc.get("max_grad_norm", 40.0), "dmc.max_grad_norm", 0.0, strict=True)
+    widths = dmc.get("net_arch", [256])
+    if not isinstance(widths, list) or not widths or not all(_is_int(w) and w >= 1 for w in widths):
+        raise ValueError(f"dmc.net_arch must be a non-empty list of positive layer widths, got {widths!r}")
+    if config.get("algo", "ppo") != "dmc":
+        return
+    if config.get("engine", "aec") != "vector":
+        raise ValueError("algo dmc trains on the batched engine: use engine vector (--engine vector)")
+    if config.get("imitation", {}).get("games", 0):
+        raise ValueError("imitation clones a PPO policy: it does not apply to algo dmc (imitation.games 0)")
+
+
 def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | None = None) -> None:
     """Check every training setting's type and range, without importing any RL library.
 
@@ -201,7 +230,7 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
     Raises:
         ValueError: naming the first bad setting.
     """
-    known = ("timesteps", "n_envs", "vec_env", "engine", "vector", "opponents", "learner_seat",
+    known = ("timesteps", "n_envs", "vec_env", "engine", "algo", "dmc", "vector", "opponents", "learner_seat",
              "torch_threads", "ppo", "eval", "checkpoint_every", "selfplay", "imitation", "description",
              *RUN_KEYS)
     unknown = sorted(str(k) for k in config if k not in known)
@@ -224,6 +253,7 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
     batched = _section(config, "vector", ("n_envs", "ppo"))
     _int(batched.get("n_envs", 1), "vector.n_envs")
     _choice(config.get("opponents"), "opponents", OPPONENT_MODES)
+    _validate_dmc(config)
     _int(config.get("learner_seat"), "learner_seat", low=0, optional=True)
     _int(config.get("torch_threads"), "torch_threads", optional=True)
     _int(config.get("checkpoint_every", 50_000), "checkpoint_every")

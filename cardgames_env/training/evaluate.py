@@ -233,6 +233,20 @@ def _seat_plan(num_players: int, game: int) -> tuple[int, int]:
     return game // num_players, game % num_players
 
 
+def match_json(result: MatchResult) -> dict[str, Any]:
+    """Return the figures of a match as JSON-ready values (an undefined figure, NaN, as null)."""
+    def number(x: float) -> float | None:
+        return None if math.isnan(x) else x
+
+    return {
+        "opponent": result.opponent, "games": result.games, "metric": result.metric,
+        "value": number(result.value), "ci": [number(x) for x in result.ci],
+        "win_rate": result.win_rate, "win_ci": list(result.win_ci),
+        "points_diff": number(result.points_diff),
+        "points_diff_ci": [number(x) for x in result.points_diff_ci],
+    }
+
+
 def evaluate(
     env: str | CardGameEnv,
     agent: AgentSpec,

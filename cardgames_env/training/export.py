@@ -1,11 +1,13 @@
-"""Export a trained MaskablePPO model as a torch-free shipped policy (``cardgames export``).
+"""Export a trained model as a torch-free shipped policy (``cardgames export``).
 
 The export keeps what playing needs: the actor MLP (Linear + Tanh layers) and the action
 head, as ``DEST.npz`` (``np.savez_compressed``), with a JSON sidecar ``DEST.json`` (the
 model's env, options and sizes, the layer widths, activation, dtype, the exact training
 command, the source sidecar's other fields and a free ``results`` dict). The critic is left
-out. :class:`cardgames_env.agents.pretrained.NumpyPolicy` plays the files; the format is
-described in :mod:`cardgames_env.agents.pretrained`.
+out. A DMC run (``--algo dmc``) already saves its policy in this format; exporting it copies
+the weights and adds the command and results.
+:class:`cardgames_env.agents.pretrained.NumpyPolicy` plays the files; the format is described
+in :mod:`cardgames_env.agents.pretrained`.
 """
 
 from __future__ import annotations
@@ -17,16 +19,20 @@ from typing import Any
 
 import numpy as np
 
-from cardgames_env.agents.model import load_maskable_ppo, read_sidecar, resolve_model_path
+from cardgames_env.agents.model import env_signature, load_maskable_ppo, read_sidecar, resolve_model_path
 from cardgames_env.agents.pretrained import FORMAT_VERSION, MAX_BYTES
 
 DTYPES = ("float32", "float16")
 """Storage types of the exported weights (the math is float32 either way)."""
 _SIZE_FIELDS = ("env", "options", "observation_size", "num_actions")
 """Sidecar fields copied exactly from the model's sidecar."""
+Layers = list[tuple[np.ndarray, np.ndarray]]
+"""``(weights (in, out), bias)`` pairs: the hidden layers, then the action head."""
+_FORMAT_FIELDS = ("format", "format_version", "layers", "activation", "dtype", *_SIZE_FIELDS)
+"""Source sidecar fields the export writes itself."""
 
 
-def actor_layers(policy: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+def actor_layers(policy: Any) -> Layers:
     """Return the actor's ``(weights (in, out), bias)`` pairs, hidden layers then the action head.
 
     Raises:
@@ -76,7 +82,9 @@ def export_policy(
     """Write ``dest_stem.npz`` and ``dest_stem.json`` from a model saved by ``cardgames train``.
 
     Args:
-        run_or_zip: the run folder, its ``model.zip``, or the zip without suffix.
+        run_or_zip: a MaskablePPO model (the run folder, its ``model.zip``, or the zip without
+            suffix) or an exported policy (its ``.npz``, or the run folder of ``--algo dmc``
+            holding ``model.npz``).
         dest_stem: the output path without suffix (a ``.npz`` or ``.json`` suffix is dropped).
         command: the exact command that trained the model (kept in the sidecar).
         dtype: ``"float32"`` or ``"float16"`` storage of the weights.
@@ -95,18 +103,49 @@ def export_policy(
         raise ValueError("command must be the (non-empty) command that trained the model")
     if results is not None and not isinstance(results, dict):
         raise TypeError(f"results must be a dict, got {type(results).__name__}")
-    zip_path = resolve_model_path(run_or_zip)
-    source = read_sidecar(zip_path)
+    layers, source, shown = _source_policy(run_or_zip)
     missing = [key for key in _SIZE_FIELDS if key not in source]
     if missing:
-        raise ValueError(f"model sidecar of {zip_path} lacks {', '.join(missing)}")
-    model = load_maskable_ppo(zip_path, zip_path, "exporting")
-    layers = actor_layers(model.policy)
+        raise ValueError(f"model sidecar of {shown} lacks {', '.join(missing)}")
     if layers[0][0].shape[0] != source["observation_size"] or layers[-1][0].shape[1] != source["num_actions"]:
         raise ValueError(
-            f"model {zip_path} reads {layers[0][0].shape[0]} values and has {layers[-1][0].shape[1]} "
+            f"model {shown} reads {layers[0][0].shape[0]} values and has {layers[-1][0].shape[1]} "
             f"actions; its sidecar says {source['observation_size']} and {source['num_actions']}"
         )
+    data = encode_policy(layers, dtype)
+    sidecar = {key: value for key, value in source.items() if key not in _FORMAT_FIELDS}
+    sidecar.update({key: source[key] for key in _SIZE_FIELDS})
+    sidecar.update(command=command, results=dict(results or {}))
+    return _write_pair(dest_stem, data, policy_sidecar(layers, dtype, sidecar))
+
+
+def _source_policy(run_or_zip: str | Path) -> tuple[Layers, dict[str, Any], Path]:
+    """Return the layers, the sidecar and the file of the model ``run_or_zip`` names: an
+    exported policy (an ``.npz``, or a run folder holding ``model.npz``, as ``--algo dmc``
+    writes) or a MaskablePPO model (a ``.zip``, the zip without suffix, or a run folder)."""
+    from cardgames_env.agents.pretrained import exported_policy_file, read_exported
+
+    npz = exported_policy_file(run_or_zip)
+    if npz is not None:
+        policy, source = read_exported(npz)
+        return [(w, b) for w, b in policy.layers], source, npz
+    zip_path = resolve_model_path(run_or_zip)
+    source = read_sidecar(zip_path)
+    model = load_maskable_ppo(zip_path, zip_path, "exporting")
+    return actor_layers(model.policy), source, zip_path
+
+
+def encode_policy(
+    layers: Layers, dtype: str = "float32", max_bytes: int | None = MAX_BYTES
+) -> bytes:
+    """Return the ``.npz`` bytes of ``(weights (in, out), bias)`` layers, the head last.
+
+    Raises:
+        ValueError: for a bad dtype, or when the file would exceed ``max_bytes`` (by default
+            the 2 MiB shipping limit; ``None``: any size).
+    """
+    if dtype not in DTYPES:
+        raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
     arrays: dict[str, np.ndarray] = {}
     for i, (w, b) in enumerate(layers[:-1]):
         arrays[f"w{i}"], arrays[f"b{i}"] = w.astype(dtype), b.astype(dtype)
@@ -114,24 +153,35 @@ def export_policy(
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)  # type: ignore[arg-type]
     data = buffer.getvalue()
-    if len(data) > MAX_BYTES:
+    if max_bytes is not None and len(data) > max_bytes:
         hint = "try --dtype float16 or a smaller network" if dtype == "float32" else "use a smaller network"
         raise ValueError(
             f"the exported policy is {len(data)} bytes ({len(data) / 2**20:.2f} MiB), over the "
-            f"{MAX_BYTES / 2**20:.0f} MiB limit: {hint}"
+            f"{max_bytes / 2**20:.0f} MiB limit: {hint}"
         )
-    sidecar = {
-        key: value for key, value in source.items() if key not in ("format", *_SIZE_FIELDS)
-    }
-    sidecar.update({key: source[key] for key in _SIZE_FIELDS})
-    sidecar.update(
-        format_version=FORMAT_VERSION,
-        layers=[int(w.shape[1]) for w, _ in layers[:-1]],
-        activation="tanh",
-        dtype=dtype,
-        command=command,
-        results=dict(results or {}),
-    )
+    return data
+
+
+def policy_sidecar(layers: Layers, dtype: str, fields: dict[str, Any]) -> dict[str, Any]:
+    """Return ``fields`` with the format's own: version, hidden widths, activation, dtype."""
+    return {**fields, "format_version": FORMAT_VERSION, "layers": [int(w.shape[1]) for w, _ in layers[:-1]],
+            "activation": "tanh", "dtype": dtype}
+
+
+def write_policy(dest_stem: str | Path, layers: Layers, env: Any, **fields: Any) -> tuple[Path, Path]:
+    """Write ``layers`` (tanh hidden layers, the head last) as an exported policy for ``env``:
+    ``dest_stem.npz`` (float32, any size: :func:`export_policy` applies the shipping limit) and
+    its sidecar ``dest_stem.json`` (the env's signature, ``fields``).
+
+    Raises:
+        ValueError: when a file cannot be written.
+    """
+    sidecar = policy_sidecar(layers, "float32", {**env_signature(env), **fields})
+    return _write_pair(dest_stem, encode_policy(layers, max_bytes=None), sidecar)
+
+
+def _write_pair(dest_stem: str | Path, data: bytes, sidecar: dict[str, Any]) -> tuple[Path, Path]:
+    """Write ``STEM.npz`` (``data``) and ``STEM.json`` (``sidecar``); return their paths."""
     stem = Path(dest_stem)
     if stem.suffix in (".npz", ".json"):
         stem = stem.with_suffix("")
@@ -145,4 +195,4 @@ def export_policy(
     return npz_path, json_path
 
 
-__all__ = ["DTYPES", "actor_layers", "export_policy"]
+__all__ = ["DTYPES", "actor_layers", "encode_policy", "export_policy", "policy_sidecar", "write_policy"]

@@ -53,6 +53,24 @@ def plot_elo(result: Any, path: str | Path) -> Path:
 
 EVAL_COLUMNS = ("timesteps", "opponent", "metric", "value", "low", "high")
 """Columns of ``eval.csv`` that a learning curve reads."""
+EVAL_HEADER = ("timesteps", "opponent", "games", "metric", "value", "low", "high", "win_rate")
+"""Every column of ``eval.csv``, in order."""
+
+
+def start_eval_log(path: Path) -> None:
+    """Write an empty ``eval.csv`` (its header alone) at ``path``."""
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerow(EVAL_HEADER)
+
+
+def append_eval_log(path: Path, timesteps: int, opponent: str, result: Any) -> None:
+    """Append one evaluation (a :class:`~cardgames_env.training.evaluate.MatchResult`) after
+    ``timesteps`` learner steps to the ``eval.csv`` at ``path``."""
+    with path.open("a", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerow(
+            [timesteps, opponent, result.games, result.metric, f"{result.value:.6f}",
+             f"{result.ci[0]:.6f}", f"{result.ci[1]:.6f}", f"{result.win_rate:.6f}"]
+        )
 
 
 def read_eval_csv(path: str | Path) -> dict[str, dict[str, np.ndarray]]:

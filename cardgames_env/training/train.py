@@ -20,7 +20,6 @@ from __future__ import annotations
 import copy
 import csv
 import json
-import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -33,9 +32,9 @@ from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.registry import load
 
 from .config import ENGINES, OPPONENT_MODES, VEC_ENVS, load_config, validate_config
-from .evaluate import MatchResult, evaluate
+from .evaluate import MatchResult, evaluate, match_json
 from .output import check_output_folder
-from .plots import EVAL_CSV, IMITATION_CSV, plot_learning_curve
+from .plots import EVAL_CSV, IMITATION_CSV, append_eval_log, plot_learning_curve, start_eval_log
 
 __all__ = ["ENGINES", "OPPONENT_MODES", "VEC_ENVS", "TrainResult", "opponent_pool", "ppo_parameters", "train"]
 
@@ -127,9 +126,11 @@ def train(
     engine: str | None = None,
     imitation_games: int | None = None,
     imitation_teacher: str | None = None,
+    algo: str | None = None,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
-    """Train a MaskablePPO agent for one seat of ``env_name`` and evaluate it.
+    """Train a MaskablePPO (or, with ``algo="dmc"``, a Deep Monte-Carlo) agent for one seat of
+    ``env_name`` and evaluate it.
 
     Arguments left ``None`` come from the game's config file; with ``engine="vector"`` the
     config's ``vector`` section (``n_envs``, ``ppo`` overrides) applies on top. With
@@ -138,7 +139,9 @@ def train(
     :mod:`cardgames_env.training.imitation`); ``timesteps=0`` then skips PPO. Ends by saving
     ``model.zip`` and
     its sidecar, drawing the learning curve, and evaluating against random and (when the game
-    has one) the heuristic over ``eval.final_games`` games.
+    has one) the heuristic over ``eval.final_games`` games. ``algo="dmc"`` trains on the batched
+    engine with the config's ``dmc`` section instead (:mod:`cardgames_env.training.dmc`) and
+    saves an exported policy (``model.npz``) in place of ``model.zip``.
 
     Raises:
         ValueError: for an unknown env or option, a non-positive count, or a bad setting.
@@ -150,11 +153,17 @@ def train(
     probe = load(env_name).raw_env(**options)
     game = probe.info.name
     settings = load_config(game, config_path)
+    if algo is not None:
+        settings["algo"] = algo
     if engine is not None:
         settings["engine"] = engine
+    elif settings.get("algo") == "dmc":  # DMC has one engine: the batched one
+        settings["engine"] = "vector"
     validate_config(settings)
     settings.setdefault("engine", "aec")
-    if settings["engine"] == "vector":  # the batched engine's section applies on top
+    if settings["engine"] == "vector" and settings.get("algo") == "dmc":
+        settings["n_envs"] = settings.get("dmc", {}).get("n_envs", settings["n_envs"])
+    elif settings["engine"] == "vector":  # the batched engine's section applies on top
         batched = settings.get("vector", {})
         settings["n_envs"] = batched.get("n_envs", settings["n_envs"])
         settings["ppo"] = {**settings["ppo"], **batched.get("ppo", {})}
@@ -183,7 +192,10 @@ def train(
     mode = str(settings["opponents"])
     pool = opponent_pool(game, mode, settings.get("selfplay", {}))
     if run is None:
-        run = check_output_folder(Path("runs") / f"{env_name}-{mode}-s{seed}")
+        prefix = f"{env_name}-dmc" if settings.get("algo") == "dmc" else env_name
+        run = check_output_folder(Path("runs") / f"{prefix}-{mode}-s{seed}")
+    if settings.get("algo") == "dmc":
+        return _train_dmc(env_name, options, settings, pool, run, seed, probe, log)
     validate_config(settings, ppo_parameters())  # imports sb3-contrib (and torch): names last
 
     import torch
@@ -277,11 +289,35 @@ def train(
         "steps_per_s": round(steps_per_s, 1),
         "env_steps": int(env_steps), "env_steps_per_s": round(env_steps_per_s, 1),
         "rollout_s": round(rollout_s, 2), "update_s": round(update_s, 2),
-        "final_evaluations": [_result_json(r) for r in results],
+        "final_evaluations": [match_json(r) for r in results],
     }
     (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     log(f"saved {model_path} (+ {model_path.with_suffix('.json').name}), learning curve {curve}")
     return TrainResult(run, model_path, model.num_timesteps, wall, train_s, steps_per_s, results)
+
+
+def _train_dmc(
+    env_name: str,
+    options: Mapping[str, Any],
+    settings: dict[str, Any],
+    pool: OpponentPool,
+    run: Path,
+    seed: int,
+    probe: Any,
+    log: Callable[[str], None],
+) -> TrainResult:
+    """Run :func:`~cardgames_env.training.dmc.train_dmc` and wrap its summary in a TrainResult."""
+    try:
+        import torch  # noqa: F401  (the 'train' extra)
+    except ImportError as error:  # pragma: no cover - depends on the install
+        raise ValueError(f"training needs the 'train' extra: {error}") from None
+    from .dmc import EXPORTED_MODEL, train_dmc
+
+    summary, results = train_dmc(env_name, options, settings, pool, run, seed, probe, log)
+    return TrainResult(
+        run, run / EXPORTED_MODEL, summary["timesteps"], summary["wall_s"], summary["train_s"],
+        summary["steps_per_s"], results,
+    )
 
 
 def _imitation_source(section: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -332,20 +368,6 @@ def _imitate(
     return time.perf_counter() - start
 
 
-def _result_json(result: MatchResult) -> dict[str, Any]:
-    """Return the figures of a match as JSON-ready values."""
-    def number(x: float) -> float | None:  # JSON has no NaN: an undefined figure is null
-        return None if math.isnan(x) else x
-
-    return {
-        "opponent": result.opponent, "games": result.games, "metric": result.metric,
-        "value": number(result.value), "ci": [number(x) for x in result.ci],
-        "win_rate": result.win_rate, "win_ci": list(result.win_ci),
-        "points_diff": number(result.points_diff),
-        "points_diff_ci": [number(x) for x in result.points_diff_ci],
-    }
-
-
 def _callbacks(
     env_name: str,
     options: Mapping[str, Any],
@@ -394,10 +416,7 @@ def _callbacks(
             super().__init__(every)
             self.games, self.seed = games, seed
             self.path = run / EVAL_CSV
-            with self.path.open("w", newline="", encoding="utf-8") as handle:
-                csv.writer(handle).writerow(
-                    ["timesteps", "opponent", "games", "metric", "value", "low", "high", "win_rate"]
-                )
+            start_eval_log(self.path)
             self.done_at: set[int] = set()
 
         def _on_training_start(self) -> None:
@@ -414,11 +433,7 @@ def _callbacks(
             self.done_at.add(timesteps)
             agent = ModelAgent(self.model.policy, deterministic=True, name="learner")
             result = evaluate(env_name, agent, "random", games=self.games, seed=self.seed, options=options)
-            with self.path.open("a", newline="", encoding="utf-8") as handle:
-                csv.writer(handle).writerow(
-                    [timesteps, "random", result.games, result.metric, f"{result.value:.6f}",
-                     f"{result.ci[0]:.6f}", f"{result.ci[1]:.6f}", f"{result.win_rate:.6f}"]
-                )
+            append_eval_log(self.path, timesteps, "random", result)
             self.logger.record("eval/vs_random", result.value)
             self.logger.record("eval/win_rate_vs_random", result.win_rate)
 

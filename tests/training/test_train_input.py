@@ -271,8 +271,7 @@ def test_negative_seed_is_named_as_typed(capsys, monkeypatch, tmp_path, command)
 
 def test_an_evaluation_on_one_deal_has_no_nan_interval(capsys):
     """Four games of a four-player game are one deal (seats rotated): no spread to measure."""
-    from cardgames_env.training.evaluate import evaluate
-    from cardgames_env.training.train import _result_json
+    from cardgames_env.training.evaluate import evaluate, match_json
 
     players = len(load(ENV).raw_env().possible_agents)
     assert main(["eval", ENV, "--agent", "heuristic", "--vs", "random", "--games", str(players)]) == 0
@@ -287,5 +286,5 @@ def test_an_evaluation_on_one_deal_has_no_nan_interval(capsys):
     def refuse(constant: str) -> None:
         raise AssertionError(f"{constant} in summary JSON")
 
-    figures = json.loads(json.dumps(_result_json(result)), parse_constant=refuse)
+    figures = json.loads(json.dumps(match_json(result)), parse_constant=refuse)
     assert figures["value"] == pytest.approx(result.value) and figures["games"] == players

@@ -43,6 +43,10 @@ def _fails_with(capsys, argv, needle):
         (["league", FIRST, "--agents", "random"], "at least two agents"),
         (["eval", FIRST, "--agent", "random", "--vs", "random", "--games", "many"], "invalid int"),
         (["curve", "/no/such/run"], "no eval.csv"),
+        (["train", "gongzhu_v0", "--algo", "dmc", "--engine", "aec"], "algo dmc trains on the batched"),
+        (["train", "gongzhu_v0", "--algo", "dmc", "--imitation-games", "5"], "does not apply to algo dmc"),
+        (["train", "gongzhu_v0", "--algo", "dqn"], "invalid choice: 'dqn'"),
+        (["train", "gongzhu_v0", "--algo", "dmc", "--backend", "rllib"], "--algo belongs to --backend sb3"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
@@ -163,3 +167,28 @@ def test_train_2000_steps_end_to_end(capsys, tmp_path, name):
     assert summary["steps_per_s"] > 0 and summary["final_evaluations"]
     players = len(load(name).raw_env().possible_agents)
     assert main(["eval", name, "--agent", str(out), "--vs", "random", "--games", str(players)]) == 0
+
+
+@pytest.mark.parametrize(
+    "name",
+    [n if n in ("gongzhu_v0", "red7_v0") else pytest.param(n, marks=pytest.mark.slow) for n in ALL_ENVS],
+)
+def test_train_dmc_end_to_end(capsys, tmp_path, name):
+    """``cardgames train --algo dmc``: the batched run writes model.npz and its sidecar, the
+    learning curve and summary.json; ``cardgames eval`` plays the run folder."""
+    overrides = tmp_path / "small.json"
+    overrides.write_text(json.dumps({"dmc": {"batch_size": 64, "net_arch": [32]}, "eval": {"points": 2}}))
+    out = tmp_path / "run"
+    argv = ["train", name, "--algo", "dmc", "--timesteps", "1000", "--opponents", "random",
+            "--n-envs", "16", "--seed", "1", "--out", str(out), "--eval-games", "4",
+            "--config", str(overrides), "--no-progress"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert f"training {name} with DMC for 1000 steps" in printed and "trained vs random" in printed
+    for path in ("model.npz", "model.json", "eval.csv", "learning_curve.png", "summary.json", "config.json"):
+        assert (out / path).is_file(), path
+    assert json.loads((out / "model.json").read_text())["algo"] == "dmc"
+    assert json.loads((out / "summary.json").read_text())["timesteps"] >= 1000
+    players = len(load(name).raw_env().possible_agents)
+    assert main(["eval", name, "--agent", str(out), "--vs", "random", "--games", str(players)]) == 0
+    assert "vs random" in capsys.readouterr().out

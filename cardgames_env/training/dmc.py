@@ -1,0 +1,369 @@
+"""Deep Monte-Carlo (DMC) training on the batched engines: ``cardgames train ENV --algo dmc``.
+
+DouZero's learning rule, on :class:`~cardgames_env.training.vector_env.VectorTrainingEnv`:
+
+* **Q-network.** ``Q(s, ·) = tanh-MLP(observation) @ W + b``: one value per action of the
+  env's action space. This is the shape of the shipped policies
+  (:class:`~cardgames_env.agents.pretrained.NumpyPolicy`), so the greedy policy (the legal
+  action with the largest Q) is saved as an exported policy (``model.npz`` + ``model.json``),
+  plays as ``--agent RUN`` and ships as ``pretrained`` without conversion. Each column of
+  ``W`` is a learned embedding of one action (DouZero builds action features by hand instead).
+* **Acting.** ε-greedy over the legal actions: the largest Q, or with probability ``epsilon``
+  a uniformly random legal action.
+* **Targets.** The Monte-Carlo return of each learner decision: the learner's rewards from that
+  decision to the end of its game, discounted by ``gamma`` per later decision. No bootstrapping
+  and no value baseline.
+* **Updates.** One gradient step on ``mean (Q(s, a) - G)^2`` per ``batch_size`` finished
+  decisions, each decision used once. Only the taken action's column of the head is computed
+  (a gather), so an update costs the same with 52 actions (Gong Zhu) as with 25,505 (Jaipur).
+
+One learner seat per game, opponents from the same pool as PPO's (random, heuristic, self-play
+snapshots, which are this run's own exported policies). The run folder mirrors PPO's:
+``config.json``, ``eval.csv`` and ``learning_curve.png``, ``snapshots/``, ``checkpoints/``,
+``model.npz`` + ``model.json``, ``summary.json`` (with ``rollout_s``/``update_s``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cardgames_env.agents.base import HEURISTICS
+from cardgames_env.agents.batch import random_legal
+from cardgames_env.agents.pool import OpponentPool
+from cardgames_env.agents.pretrained import NumpyPolicy
+
+from .evaluate import MatchResult, evaluate, match_json
+from .export import write_policy
+from .plots import EVAL_CSV, append_eval_log, plot_learning_curve, start_eval_log
+
+EXPORTED_MODEL = "model.npz"
+"""File name of a DMC run's final policy (its sidecar is ``model.json``)."""
+
+
+def build_q_network(observation_size: int, num_actions: int, net_arch: list[int]) -> Any:
+    """Return the torch Q-network: ``Linear + Tanh`` per width of ``net_arch``, then a
+    ``Linear`` head with one output per action (an ``nn.Sequential``)."""
+    from torch import nn
+
+    layers: list[nn.Module] = []
+    width = observation_size
+    for hidden in net_arch:
+        layers += [nn.Linear(width, hidden), nn.Tanh()]
+        width = hidden
+    layers.append(nn.Linear(width, num_actions))
+    return nn.Sequential(*layers)
+
+
+def q_taken(network: Any, observations: Any, actions: Any) -> Any:
+    """Return ``Q(s, a)`` of each row's taken action, computing only those head columns.
+
+    Equals ``network(observations).gather(1, actions[:, None])[:, 0]``; the head's product is
+    one dot product per row instead of one per action.
+    """
+    trunk, head = network[:-1], network[-1]
+    features = trunk(observations)
+    return (features * head.weight[actions]).sum(dim=1) + head.bias[actions]
+
+
+def network_layers(network: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Return the network's ``(weights (in, out), bias)`` pairs as float32, head last: the
+    layout :class:`NumpyPolicy` and :func:`~cardgames_env.training.export.write_policy` take."""
+    from torch import nn
+
+    pairs = []
+    for module in network:
+        if isinstance(module, nn.Linear):
+            weight = np.ascontiguousarray(module.weight.detach().cpu().numpy().astype(np.float32).T)
+            pairs.append((weight, module.bias.detach().cpu().numpy().astype(np.float32)))
+    return pairs
+
+
+def greedy_policy(network: Any) -> NumpyPolicy:
+    """Return the network's greedy policy (largest legal Q) as a :class:`NumpyPolicy`."""
+    layers = network_layers(network)
+    return NumpyPolicy([w for w, _ in layers[:-1]], [b for _, b in layers[:-1]], *layers[-1])
+
+
+def epsilon_greedy(
+    q_values: np.ndarray, masks: np.ndarray, epsilon: float, rng: np.random.Generator
+) -> np.ndarray:
+    """Return each row's legal action with the largest Q, or with probability ``epsilon`` a
+    uniformly random legal action (one draw per row decides which).
+
+    Raises:
+        ValueError: when a row of ``masks`` allows nothing.
+    """
+    legal = np.asarray(masks, dtype=bool)
+    if not legal.any(axis=1).all():
+        raise ValueError("every row of masks needs a legal action")
+    explore = np.asarray(rng.random(legal.shape[0]) < epsilon, dtype=bool)
+    actions: np.ndarray = np.where(legal, q_values, -np.inf).argmax(axis=1)
+    if explore.any():
+        actions[explore] = random_legal(legal[explore], rng)
+    return actions
+
+
+def returns_to_go(rewards: np.ndarray, gamma: float) -> np.ndarray:
+    """Return ``G_t = r_t + gamma * G_{t+1}`` for every step of one episode (``G`` after the
+    last step is 0)."""
+    out = np.empty(len(rewards), dtype=np.float64)
+    running = 0.0
+    for t in range(len(rewards) - 1, -1, -1):
+        running = float(rewards[t]) + gamma * running
+        out[t] = running
+    return out
+
+
+class EpisodeStore:
+    """Keeps each slot's decisions until its game ends, then hands them out with their returns.
+
+    Args:
+        num_slots: the batched games.
+        gamma: discount per later learner decision.
+    """
+
+    def __init__(self, num_slots: int, gamma: float):
+        self.gamma = gamma
+        self._obs: list[list[np.ndarray]] = [[] for _ in range(num_slots)]
+        self._actions: list[list[int]] = [[] for _ in range(num_slots)]
+        self._rewards: list[list[float]] = [[] for _ in range(num_slots)]
+
+    def add(
+        self, observations: np.ndarray, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Record one step of every slot (the observation acted on, the action, the reward that
+        followed, whether the game ended); return the finished games' ``(observations, actions,
+        returns)``, or ``None`` when no game ended."""
+        for i in range(len(actions)):
+            self._obs[i].append(observations[i])
+            self._actions[i].append(int(actions[i]))
+            self._rewards[i].append(float(rewards[i]))
+        finished = np.flatnonzero(dones)
+        if finished.size == 0:
+            return None
+        obs, acts, rets = [], [], []
+        for i in finished.tolist():
+            obs.extend(self._obs[i])
+            acts.extend(self._actions[i])
+            rets.append(returns_to_go(np.asarray(self._rewards[i]), self.gamma))
+            self._obs[i], self._actions[i], self._rewards[i] = [], [], []
+        return np.stack(obs), np.asarray(acts, dtype=np.int64), np.concatenate(rets)
+
+
+class SampleQueue:
+    """First in, first out: finished decisions wait here until a full batch can be drawn."""
+
+    def __init__(self) -> None:
+        self._parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.size = 0
+
+    def put(self, part: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Add finished decisions ``(observations, actions, returns)``."""
+        self._parts.append(part)
+        self.size += len(part[1])
+
+    def take(self, count: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Remove and return the oldest ``count`` decisions (``count <= size``)."""
+        if count > self.size:
+            raise ValueError(f"only {self.size} decisions are waiting, {count} asked for")
+        merged = tuple(np.concatenate(column) for column in zip(*self._parts))
+        head = (merged[0][:count], merged[1][:count], merged[2][:count])
+        rest = (merged[0][count:], merged[1][count:], merged[2][count:])
+        self._parts = [rest] if len(rest[1]) else []
+        self.size -= count
+        return head
+
+
+def dmc_update(network: Any, optimizer: Any, batch: tuple[np.ndarray, np.ndarray, np.ndarray],
+               max_grad_norm: float) -> float:
+    """One optimizer step on ``mean (Q(s, a) - G)^2`` over a batch ``(observations, actions,
+    returns)``, the gradient norm clipped at ``max_grad_norm``; return the loss."""
+    import torch
+
+    observations, actions, returns = batch
+    prediction = q_taken(network, torch.as_tensor(observations), torch.as_tensor(actions))
+    loss = torch.mean((prediction - torch.as_tensor(returns, dtype=torch.float32)) ** 2)
+    optimizer.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
+    optimizer.step()
+    return float(loss.detach())
+
+
+def train_dmc(
+    env_name: str,
+    options: Mapping[str, Any],
+    settings: Mapping[str, Any],
+    pool: OpponentPool,
+    run: Path,
+    seed: int,
+    probe: Any,
+    log: Callable[[str], None] = print,
+) -> tuple[dict[str, Any], list[MatchResult]]:
+    """Train a DMC agent for one seat of ``env_name``; write the run folder; return the summary
+    (``summary.json``) and the final evaluations.
+
+    ``settings`` are the resolved training settings (:func:`~cardgames_env.training.train.train`
+    checked them): ``timesteps`` learner decisions, ``n_envs`` batched games, ``opponents``,
+    ``learner_seat``, ``torch_threads``, ``eval``, ``checkpoint_every``, ``selfplay`` and the
+    ``dmc`` section (``learning_rate``, ``batch_size``, ``epsilon``, ``gamma``,
+    ``max_grad_norm``, ``net_arch``).
+    """
+    import torch
+
+    from .vector_env import VectorTrainingEnv
+
+    dmc = settings["dmc"]
+    total, n, mode = int(settings["timesteps"]), int(settings["n_envs"]), str(settings["opponents"])
+    batch_size, epsilon, clip = int(dmc["batch_size"]), float(dmc["epsilon"]), float(dmc["max_grad_norm"])
+    torch.manual_seed(seed)
+    if settings.get("torch_threads"):
+        torch.set_num_threads(int(settings["torch_threads"]))
+    venv = VectorTrainingEnv(env_name, n, options, opponents=pool, learner_seat=settings.get("learner_seat"),
+                             seed=seed)
+    network = build_q_network(int(probe.encoding.observation_size), int(probe.encoding.num_actions),
+                              list(dmc["net_arch"]))
+    optimizer = torch.optim.Adam(network.parameters(), lr=float(dmc["learning_rate"]))
+    rng = np.random.default_rng(seed)
+    store, queue = EpisodeStore(n, float(dmc["gamma"])), SampleQueue()
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "config.json").write_text(
+        json.dumps({**settings, "env": env_name, "options": dict(options), "seed": seed}, indent=2) + "\n",
+        encoding="utf-8",
+    )
+    tasks = _PeriodicTasks(run, env_name, options, settings, seed, probe, venv)
+    log(f"training {env_name} with DMC for {total} steps: opponents {mode}, {n} batched envs, seed {seed}, "
+        f"output {run}")
+    rollout_s = update_s = 0.0
+    steps = 0
+    losses: list[float] = []
+    start = time.perf_counter()
+    tasks.curve.write(greedy_policy(network), 0)
+    tick = time.perf_counter()
+    observations = venv.reset()
+    while steps < total:
+        with torch.no_grad():
+            q_values = network(torch.as_tensor(observations)).numpy()
+        actions = epsilon_greedy(q_values, venv.action_masks(), epsilon, rng)
+        venv.step_async(actions)
+        following, rewards, dones, _ = venv.step_wait()
+        finished = store.add(observations, actions, rewards, dones)
+        observations = np.asarray(following)
+        steps += n
+        if finished is not None:
+            queue.put(finished)
+        tock = time.perf_counter()
+        rollout_s += tock - tick
+        while queue.size >= batch_size:
+            losses.append(dmc_update(network, optimizer, queue.take(batch_size), clip))
+        tick = time.perf_counter()
+        update_s += tick - tock
+        if tasks.run_due(network, steps):
+            tick = time.perf_counter()  # evaluations and saves stay out of the throughput
+    wall = time.perf_counter() - start
+    train_s = max(rollout_s + update_s, 1e-9)
+    log(f"trained {steps} learner steps in {wall:.1f} s: {steps / train_s:.0f} learner steps/s, "
+        f"{venv.env_steps / train_s:.0f} env steps/s (learner and opponents), updates included "
+        f"({len(losses)} updates, {update_s:.1f} s), evaluations and saves excluded")
+    model_path, _ = tasks.save(network, "model", steps)
+    policy = greedy_policy(network)
+    tasks.curve.write(policy, steps)
+    chart = plot_learning_curve(run)
+    evals = settings["eval"]
+    final_games, final_seed = int(evals["final_games"]), int(evals["seed"]) + 500_000
+    results: list[MatchResult] = []
+    for opponent in ("random", "heuristic") if probe.info.name in HEURISTICS else ("random",):
+        result = evaluate(env_name, policy, opponent, games=final_games, seed=final_seed, options=options,
+                          agent_name="trained", opponent_name=opponent)
+        results.append(result)
+        log(result.summary())
+    summary = {
+        "env": env_name, "options": dict(options), "opponents": mode, "seed": seed, "algo": "dmc",
+        "timesteps": steps, "n_envs": n, "engine": "vector", "vec_env": None, "imitation_s": 0.0,
+        "wall_s": round(wall, 2), "train_s": round(train_s, 2), "steps_per_s": round(steps / train_s, 1),
+        "env_steps": int(venv.env_steps), "env_steps_per_s": round(venv.env_steps / train_s, 1),
+        "rollout_s": round(rollout_s, 2), "update_s": round(update_s, 2), "updates": len(losses),
+        "final_loss": round(float(np.mean(losses[-100:])), 6) if losses else None,
+        "final_evaluations": [match_json(r) for r in results],
+    }
+    (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    log(f"saved {model_path} (+ {model_path.with_suffix('.json').name}), learning curve {chart}")
+    return summary, results
+
+
+class _PeriodicTasks:
+    """The evaluations, checkpoints and (self-play) snapshots of a run, each every so many
+    learner steps (settings ``eval``, ``checkpoint_every``, ``selfplay.snapshot_every``)."""
+
+    def __init__(self, run: Path, env_name: str, options: Mapping[str, Any], settings: Mapping[str, Any],
+                 seed: int, probe: Any, venv: Any):
+        self.run, self.probe, self.venv = run, probe, venv
+        evals = settings["eval"]
+        total = int(settings["timesteps"])
+        self.curve = _EvalLog(run, env_name, options, int(evals["games"]), int(evals["seed"]))
+        self.every = {
+            "eval": int(evals.get("every") or max(total // max(int(evals.get("points", 10)), 1), 1)),
+            "checkpoint": int(settings.get("checkpoint_every", 50_000)),
+            "snapshot": int(settings["selfplay"].get("snapshot_every", 25_000))
+            if settings["opponents"] == "selfplay" else 0,
+        }
+        self.next = {key: every for key, every in self.every.items() if every > 0}
+        self.fields = {"algo": "dmc", "opponents": settings["opponents"], "seed": seed}
+
+    def due(self, steps: int) -> list[str]:
+        """Return the tasks due at ``steps`` and schedule their next time."""
+        due = []
+        for key, when in self.next.items():
+            if steps >= when:
+                due.append(key)
+                self.next[key] = (steps // self.every[key] + 1) * self.every[key]
+        return due
+
+    def run_due(self, network: Any, steps: int) -> bool:
+        """Run the tasks due at ``steps``; return whether any ran."""
+        due = self.due(steps)
+        if "eval" in due:
+            self.curve.write(greedy_policy(network), steps)
+        if "checkpoint" in due:
+            self.save(network, f"checkpoints/model_{steps}_steps", steps)
+        if "snapshot" in due:
+            npz, _ = self.save(network, f"snapshots/snapshot_{steps}", steps)
+            self.venv.add_opponent(str(npz.resolve()))
+        return bool(due)
+
+    def save(self, network: Any, stem: str, steps: int) -> tuple[Path, Path]:
+        """Save the greedy policy as ``run/stem.npz`` + ``.json``; return the two paths."""
+        layers = network_layers(network)
+        return write_policy(self.run / stem, layers, self.probe, timesteps=steps, **self.fields)
+
+
+class _EvalLog:
+    """Appends evaluations of the greedy policy against random to ``eval.csv``."""
+
+    def __init__(self, run: Path, env_name: str, options: Mapping[str, Any], games: int, seed: int):
+        self.path = run / EVAL_CSV
+        self.env_name, self.options, self.games, self.seed = env_name, options, games, seed
+        start_eval_log(self.path)
+        self.done: set[int] = set()
+
+    def write(self, policy: NumpyPolicy, timesteps: int) -> None:
+        """Evaluate ``policy`` (once per ``timesteps``) and append the row."""
+        if timesteps in self.done:
+            return
+        self.done.add(timesteps)
+        result = evaluate(self.env_name, policy, "random", games=self.games, seed=self.seed,
+                          options=self.options)
+        append_eval_log(self.path, timesteps, "random", result)
+
+
+__all__ = [
+    "EXPORTED_MODEL", "EpisodeStore", "SampleQueue", "build_q_network", "dmc_update", "epsilon_greedy",
+    "greedy_policy",
+    "network_layers", "q_taken", "returns_to_go", "train_dmc",
+]

@@ -1,0 +1,240 @@
+"""Deep Monte-Carlo training: returns, ε-greedy, the gathered Q, the episode store, the run folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cardgames_env.agents.base import make_agent  # noqa: E402
+from cardgames_env.agents.batch import batch_policy, random_legal  # noqa: E402
+from cardgames_env.agents.pretrained import NumpyPolicy, load_exported  # noqa: E402
+from cardgames_env.registry import load  # noqa: E402
+from cardgames_env.training.config import load_config, validate_config  # noqa: E402
+from cardgames_env.training.dmc import (  # noqa: E402
+    EpisodeStore,
+    SampleQueue,
+    build_q_network,
+    dmc_update,
+    epsilon_greedy,
+    greedy_policy,
+    network_layers,
+    q_taken,
+    returns_to_go,
+)
+from cardgames_env.training.evaluate import evaluate  # noqa: E402
+from cardgames_env.training.export import export_policy, write_policy  # noqa: E402
+from cardgames_env.training.train import train  # noqa: E402
+from cardgames_env.training.vector_env import VectorTrainingEnv  # noqa: E402
+
+
+def test_returns_to_go_discount_later_rewards() -> None:
+    """Worked by hand: rewards 1, 0, 2 with gamma 0.5 give 2 (last), 0 + 0.5*2 = 1, 1 + 0.5*1 = 1.5."""
+    assert returns_to_go(np.array([1.0, 0.0, 2.0]), 0.5).tolist() == [1.5, 1.0, 2.0]
+    assert returns_to_go(np.array([0.0, 0.0, -1.0]), 1.0).tolist() == [-1.0, -1.0, -1.0]
+    assert returns_to_go(np.array([]), 1.0).size == 0
+
+
+def test_q_taken_equals_the_full_heads_column() -> None:
+    """The gathered Q of each row's action is the full forward pass's value at that action."""
+    torch.manual_seed(0)
+    network = build_q_network(7, 300, [16, 8])
+    obs = torch.randn(32, 7)
+    actions = torch.randint(0, 300, (32,))
+    full = network(obs).gather(1, actions[:, None])[:, 0]
+    assert torch.allclose(q_taken(network, obs, actions), full, atol=1e-6)
+
+
+def test_greedy_policy_is_the_network_in_numpy() -> None:
+    """The exported greedy policy computes the network's Q values (its logits) in numpy."""
+    torch.manual_seed(1)
+    network = build_q_network(5, 9, [12])
+    obs = np.random.default_rng(0).normal(size=(10, 5)).astype(np.float32)
+    policy = greedy_policy(network)
+    assert isinstance(policy, NumpyPolicy) and policy.widths == [12]
+    expected = network(torch.as_tensor(obs)).detach().numpy()
+    assert np.allclose(policy.logits(obs), expected, atol=1e-5)
+
+
+def test_dmc_updates_fit_the_mean_return_of_each_action() -> None:
+    """Returns drawn with a known mean per (observation, action): after the updates each Q is
+    close to its mean, so the greedy action is the best one in each observation."""
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    means = np.array([[0.0, 0.5, -0.5, 1.0], [1.0, -1.0, 0.25, 0.0]])  # best: action 3, then action 0
+    network = build_q_network(2, 4, [16])
+    optimizer = torch.optim.Adam(network.parameters(), lr=0.01)
+    for _ in range(400):
+        kinds = rng.integers(0, 2, 256)
+        actions = rng.integers(0, 4, 256)
+        returns = means[kinds, actions] + rng.normal(0.0, 0.3, 256)
+        dmc_update(network, optimizer, (np.eye(2, dtype=np.float32)[kinds], actions, returns), 40.0)
+    q = network(torch.eye(2)).detach().numpy()
+    assert np.abs(q - means).max() < 0.1
+    assert q.argmax(axis=1).tolist() == [3, 0]
+
+
+def test_epsilon_zero_plays_the_largest_legal_q() -> None:
+    """With epsilon 0 every row plays its legal action of largest Q, even when an illegal one is larger."""
+    q = np.array([[5.0, 1.0, 2.0], [0.0, 3.0, -1.0], [9.0, 9.5, -4.0]])
+    masks = np.array([[False, True, True], [True, False, True], [True, False, True]])
+    actions = epsilon_greedy(q, masks, 0.0, np.random.default_rng(0))
+    assert actions.tolist() == [2, 0, 0]
+
+
+def test_epsilon_one_plays_uniformly_among_legal_actions() -> None:
+    """With epsilon 1 the Q values are ignored: each legal action about equally often, no illegal one."""
+    rows = 6000
+    q = np.tile(np.array([100.0, 0.0, 0.0, 0.0]), (rows, 1))
+    masks = np.tile(np.array([True, True, False, True]), (rows, 1))
+    actions = epsilon_greedy(q, masks, 1.0, np.random.default_rng(0))
+    counts = np.bincount(actions, minlength=4)
+    assert counts[2] == 0
+    assert all(abs(c / rows - 1 / 3) < 0.03 for c in counts[[0, 1, 3]])
+
+
+def test_epsilon_explores_about_that_share_of_rows() -> None:
+    """With epsilon 0.2 about a fifth of the rows draw a random legal action (two legal actions,
+    so about a tenth of the rows leave the greedy one)."""
+    rows = 20000
+    q = np.tile(np.array([1.0, 0.0]), (rows, 1))
+    masks = np.ones((rows, 2), dtype=bool)
+    actions = epsilon_greedy(q, masks, 0.2, np.random.default_rng(3))
+    assert abs(actions.mean() - 0.1) < 0.01
+
+
+def test_epsilon_greedy_refuses_a_row_without_legal_actions() -> None:
+    with pytest.raises(ValueError, match="legal action"):
+        epsilon_greedy(np.zeros((2, 3)), np.array([[True, False, False], [False, False, False]]), 0.0,
+                       np.random.default_rng(0))
+
+
+def test_sample_queue_is_first_in_first_out() -> None:
+    queue = SampleQueue()
+    queue.put((np.arange(3)[:, None] * 1.0, np.arange(3), np.arange(3) * 10.0))
+    queue.put((np.arange(3, 5)[:, None] * 1.0, np.arange(3, 5), np.arange(3, 5) * 10.0))
+    assert queue.size == 5
+    obs, actions, returns = queue.take(4)
+    assert actions.tolist() == [0, 1, 2, 3] and returns.tolist() == [0.0, 10.0, 20.0, 30.0]
+    assert obs[:, 0].tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert queue.size == 1
+    with pytest.raises(ValueError, match="only 1"):
+        queue.take(2)
+    assert queue.take(1)[1].tolist() == [4]
+
+
+@pytest.mark.parametrize("name", ["gongzhu_v0", "red7_v0", "haggle_v0"])
+def test_episode_store_returns_are_the_episodes_returns(name: str) -> None:
+    """Every finished game hands out exactly its learner decisions, in order, and the first
+    decision's return (gamma 1) is the episode return the env reports; each later return is the
+    first minus the rewards before it."""
+    n = 8
+    env = VectorTrainingEnv(name, num_envs=n, opponents="random", seed=5)
+    store = EpisodeStore(n, 1.0)
+    rng = np.random.default_rng(0)
+    obs = env.reset()
+    seen: list[list[tuple[np.ndarray, int, float]]] = [[] for _ in range(n)]
+    checked = 0
+    for _ in range(300):
+        actions = random_legal(env.action_masks(), rng)
+        following, rewards, dones, infos = env.step(actions)
+        for i in range(n):
+            seen[i].append((obs[i].copy(), int(actions[i]), float(rewards[i])))
+        finished = store.add(obs, actions, rewards, dones)
+        if finished is not None:
+            got_obs, got_actions, got_returns = finished
+            offset = 0
+            for i in np.flatnonzero(dones):
+                episode = seen[i]
+                length = infos[i]["episode"]["l"]
+                assert len(episode) == length
+                part = slice(offset, offset + length)
+                assert got_actions[part].tolist() == [a for _, a, _ in episode]
+                assert np.array_equal(got_obs[part], np.stack([o for o, _, _ in episode]))
+                assert got_returns[offset] == pytest.approx(infos[i]["episode"]["r"])
+                before = np.cumsum([0.0] + [r for _, _, r in episode[:-1]])
+                assert np.allclose(got_returns[part], got_returns[offset] - before)
+                offset += length
+                seen[i] = []
+                checked += 1
+            assert offset == len(got_actions)
+        obs = following
+    assert checked >= n
+
+
+def test_dmc_config_checks() -> None:
+    base = load_config("gongzhu")
+    validate_config({**base, "algo": "dmc", "engine": "vector"})
+    with pytest.raises(ValueError, match="algo must be one of"):
+        validate_config({**base, "algo": "dqn"})
+    with pytest.raises(ValueError, match="engine vector"):
+        validate_config({**base, "algo": "dmc", "engine": "aec"})
+    with pytest.raises(ValueError, match="imitation"):
+        validate_config({**base, "algo": "dmc", "engine": "vector", "imitation": {"games": 10}})
+    with pytest.raises(ValueError, match="dmc.epsilon"):
+        validate_config({**base, "dmc": {**base["dmc"], "epsilon": 1.5}})
+    with pytest.raises(ValueError, match="unknown dmc setting 'lr'"):
+        validate_config({**base, "dmc": {"lr": 0.1}})
+    with pytest.raises(ValueError, match="dmc.net_arch"):
+        validate_config({**base, "dmc": {"net_arch": []}})
+
+
+def test_train_dmc_writes_a_playable_run(tmp_path: Path) -> None:
+    """A short self-play DMC run: the run folder, the throughput split, snapshots that joined
+    the pool, and a model.npz that loads as an agent, plays batched and exports."""
+    out = tmp_path / "run"
+    result = train(
+        "gongzhu_v0", algo="dmc", timesteps=3000, opponents="selfplay", n_envs=32, seed=0, out=out,
+        eval_games=4, progress=False, log=lambda _: None,
+        config_path=_config(tmp_path, {"selfplay": {"snapshot_every": 1000}, "checkpoint_every": 2000,
+                                       "dmc": {"batch_size": 64, "net_arch": [32]}}),
+    )
+    assert result.model_path == out / "model.npz" and result.timesteps >= 3000
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["algo"] == "dmc" and summary["engine"] == "vector" and summary["n_envs"] == 32
+    assert summary["updates"] > 0
+    assert summary["rollout_s"] + summary["update_s"] == pytest.approx(summary["train_s"], abs=0.02)
+    assert summary["env_steps"] >= 4 * summary["timesteps"] - 4 * 32  # three opponents move per learner move
+    assert [e["opponent"] for e in summary["final_evaluations"]] == ["random", "heuristic"]
+    assert len(list((out / "snapshots").glob("*.npz"))) == 3
+    assert list((out / "checkpoints").glob("*.npz"))
+    assert (out / "learning_curve.png").is_file()
+    config = json.loads((out / "config.json").read_text())
+    assert config["algo"] == "dmc" and config["dmc"]["net_arch"] == [32]
+    rows = (out / "eval.csv").read_text().splitlines()
+    assert rows[0].startswith("timesteps,") and len(rows) >= 3
+
+    env = load("gongzhu_v0").env()
+    agent = make_agent(str(out), env)
+    assert isinstance(agent, NumpyPolicy) and agent.name == "run" and agent.widths == [32]
+    batched = batch_policy(str(out / "snapshots" / "snapshot_1024.npz"), env.unwrapped)
+    assert hasattr(batched, "act_batch")
+    match = evaluate("gongzhu_v0", agent, "random", games=4, seed=0)
+    assert match.games == 4
+    npz, sidecar = export_policy(out, tmp_path / "shipped", command="cardgames train gongzhu_v0 --algo dmc")
+    meta = json.loads(sidecar.read_text())
+    assert meta["command"] == "cardgames train gongzhu_v0 --algo dmc" and meta["algo"] == "dmc"
+    assert meta["layers"] == [32] and meta["env"] == "gongzhu_v0"
+    assert np.array_equal(np.load(npz)["action_w"], np.load(out / "model.npz")["action_w"])
+
+
+def test_an_exported_policy_of_another_env_is_refused(tmp_path: Path) -> None:
+    """A policy file names its env: another env's agent spec is a ValueError naming both."""
+    red7 = load("red7_v0").raw_env()
+    layers = network_layers(build_q_network(red7.encoding.observation_size, red7.encoding.num_actions, [3]))
+    write_policy(tmp_path / "red7", layers, red7, timesteps=0)
+    with pytest.raises(ValueError, match="trained for red7_v0, not gongzhu_v0"):
+        make_agent(str(tmp_path / "red7.npz"), load("gongzhu_v0").env())
+    with pytest.raises(ValueError, match="no exported policy"):
+        load_exported(tmp_path / "missing.npz", load("red7_v0").env())
+    assert isinstance(make_agent(str(tmp_path / "red7.npz"), load("red7_v0").env()), NumpyPolicy)
+
+
+def _config(folder: Path, overrides: dict) -> Path:
+    path = folder / "config.json"
+    path.write_text(json.dumps(overrides))
+    return path
