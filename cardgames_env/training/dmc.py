@@ -214,8 +214,14 @@ def train_dmc(
     ``learner_seat``, ``torch_threads``, ``eval``, ``checkpoint_every``, ``selfplay`` and the
     ``dmc`` section (``learning_rate``, ``batch_size``, ``epsilon``, ``gamma``,
     ``max_grad_norm``, ``net_arch``).
+
+    Raises:
+        ValueError: when torch (the ``train`` extra) is missing.
     """
-    import torch
+    try:
+        import torch
+    except ImportError as error:  # pragma: no cover - depends on the install
+        raise ValueError(f"training needs the 'train' extra: {error}") from None
 
     from .vector_env import VectorTrainingEnv
 

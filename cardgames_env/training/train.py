@@ -195,7 +195,11 @@ def train(
         prefix = f"{env_name}-dmc" if settings.get("algo") == "dmc" else env_name
         run = check_output_folder(Path("runs") / f"{prefix}-{mode}-s{seed}")
     if settings.get("algo") == "dmc":
-        return _train_dmc(env_name, options, settings, pool, run, seed, probe, log)
+        from .dmc import EXPORTED_MODEL, train_dmc
+
+        summary, results = train_dmc(env_name, options, settings, pool, run, seed, probe, log)
+        return TrainResult(run, run / EXPORTED_MODEL, summary["timesteps"], summary["wall_s"],
+                           summary["train_s"], summary["steps_per_s"], results)
     validate_config(settings, ppo_parameters())  # imports sb3-contrib (and torch): names last
 
     import torch
@@ -294,30 +298,6 @@ def train(
     (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     log(f"saved {model_path} (+ {model_path.with_suffix('.json').name}), learning curve {curve}")
     return TrainResult(run, model_path, model.num_timesteps, wall, train_s, steps_per_s, results)
-
-
-def _train_dmc(
-    env_name: str,
-    options: Mapping[str, Any],
-    settings: dict[str, Any],
-    pool: OpponentPool,
-    run: Path,
-    seed: int,
-    probe: Any,
-    log: Callable[[str], None],
-) -> TrainResult:
-    """Run :func:`~cardgames_env.training.dmc.train_dmc` and wrap its summary in a TrainResult."""
-    try:
-        import torch  # noqa: F401  (the 'train' extra)
-    except ImportError as error:  # pragma: no cover - depends on the install
-        raise ValueError(f"training needs the 'train' extra: {error}") from None
-    from .dmc import EXPORTED_MODEL, train_dmc
-
-    summary, results = train_dmc(env_name, options, settings, pool, run, seed, probe, log)
-    return TrainResult(
-        run, run / EXPORTED_MODEL, summary["timesteps"], summary["wall_s"], summary["train_s"],
-        summary["steps_per_s"], results,
-    )
 
 
 def _imitation_source(section: Mapping[str, Any]) -> dict[str, Any] | None:
