@@ -277,3 +277,24 @@ def test_legal_plays_of_a_bomb_hand():
     bombs = {r[1] for _, k, r in legal_plays(hand, (S, 1, 1, 13)) if k == 0}
     assert bombs == {"JQ", "JK", "QK", "JQK", "suited"}
     assert card_id(3, 0) == 4
+
+
+@pytest.mark.parametrize("natural_runs", [True, False])
+def test_fillable_templates_are_the_ones_the_loop_would_try(natural_runs):
+    """The vectorised lead filter keeps exactly the templates that pass ``legal_plays``' own
+    per-template tests (naturals in hand and allowed; ``k_min <= k_max`` with every number card
+    of the region available and the other faces wild), written here with ``int.bit_count``."""
+    from cardgames_env.envs.haggis.cards import NUMBER_MASK
+    from cardgames_env.envs.haggis.combos import TEMPLATES, _fillable_templates
+
+    rng = random.Random(11)
+    for _ in range(300):
+        hand = sum(1 << c for c in rng.sample(range(36), rng.randint(0, 14)))
+        hand |= sum(1 << f for f in (J, Q, K) if rng.random() < 0.5)
+        numbers, faces = hand & NUMBER_MASK, hand & FACE_MASK
+        expected = [
+            t for t in TEMPLATES
+            if not t[4] & ~faces and (natural_runs or not t[4])
+            and min((numbers & t[3]).bit_count(), t[5]) >= max(1, t[5] - (faces & ~t[4]).bit_count())
+        ]
+        assert _fillable_templates(numbers, faces, natural_runs) == expected

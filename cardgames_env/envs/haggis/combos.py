@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations
 
+import numpy as np
+
 from .cards import (
     FACE_MASK,
     NATURAL_RANK,
@@ -307,6 +309,31 @@ _FACE_SUBSETS: dict[int, tuple[tuple[int, ...], ...]] = {
     for faces in range(0, FACE_MASK + 1, 1 << J)
 }
 """Face bitmask -> subsets of it by size."""
+_TEMPLATE_REGION = np.array([t[3] for t in TEMPLATES], dtype=np.uint64)
+_TEMPLATE_NATURALS = np.array([t[4] for t in TEMPLATES], dtype=np.uint64)
+_TEMPLATE_SLOTS = np.array([t[5] for t in TEMPLATES], dtype=np.int64)
+_BYTE_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], dtype=np.int64)
+
+
+def _popcounts(values: np.ndarray) -> np.ndarray:
+    """Return the number of set bits of each uint64 in ``values`` (NumPy 1.x has no bitwise_count)."""
+    return _BYTE_POPCOUNT[values.view(np.uint8)].reshape(len(values), 8).sum(axis=1)
+
+
+def _fillable_templates(numbers: int, faces: int, natural_runs: bool) -> list[Template]:
+    """Return the templates of :data:`TEMPLATES` that ``legal_plays``' loop could fill from a
+    hand of ``numbers`` and ``faces`` when leading: their natural faces in hand (and allowed),
+    and enough number cards in the region to fill the slots the wild faces leave (the loop's
+    own ``k_min <= k_max`` test, for all templates at once). The loop checks each survivor
+    again, so this filter only saves time."""
+    face_bits = np.uint64(faces)
+    natural_ok = (_TEMPLATE_NATURALS & ~face_bits) == 0
+    if not natural_runs:
+        natural_ok &= _TEMPLATE_NATURALS == 0
+    wild = _popcounts(face_bits & ~_TEMPLATE_NATURALS)
+    have = _popcounts(_TEMPLATE_REGION & np.uint64(numbers))
+    fillable = natural_ok & (have >= np.maximum(1, _TEMPLATE_SLOTS - wild))
+    return [TEMPLATES[i] for i in np.flatnonzero(fillable).tolist()]
 
 Play = tuple[int, int, Reading]
 """``(cards, kind, reading)``: kind 0 = bomb, else the multiplicity; reading = highest legal."""
@@ -342,7 +369,7 @@ def legal_plays(
     templates: Sequence[Template]
     if table is None:
         templates = _BY_CARD[lowest] if 0 <= lowest < NUM_NUMBER_CARDS else (
-            () if lowest >= NUM_NUMBER_CARDS else TEMPLATES
+            () if lowest >= NUM_NUMBER_CARDS else _fillable_templates(numbers, faces, natural_runs)
         )
         singles = True
         bomb_floor = -1
