@@ -66,6 +66,16 @@ def _popcount(x: int) -> int:
     return x.bit_count()
 
 
+def _single_bits(mask: int) -> list[int]:
+    """Return the set bits of ``mask`` as one-bit masks, lowest first (``1 << c`` per card id)."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low)
+        mask ^= low
+    return out
+
+
 # -- readings ------------------------------------------------------------------------------
 
 
@@ -397,7 +407,7 @@ def legal_plays(
         if top <= min_top or naturals & ~faces or (naturals and not natural_runs):
             continue
         wild = faces & ~naturals
-        n_wild = _popcount(wild)
+        n_wild = wild.bit_count()
         if lowest >= 0:
             avail = numbers & region & ~((2 << lowest) - 1)
             fixed = 1 << lowest
@@ -406,10 +416,10 @@ def legal_plays(
             fixed = 0
         n_fixed = 1 if fixed else 0
         k_min = max(1, slots - n_wild)
-        k_max = min(_popcount(avail) + n_fixed, slots)
+        k_max = min(avail.bit_count() + n_fixed, slots)
         if k_max < k_min:
             continue
-        bits = [1 << c for c in ids_of(avail)]
+        bits = _single_bits(avail)
         wild_subsets = _FACE_SUBSETS[wild]
         for k in range(k_min, k_max + 1):
             face_choices = wild_subsets[slots - k]
@@ -421,7 +431,7 @@ def legal_plays(
                         best[key] = top
     for key, top in best.items():
         cards, m = key >> 3, key & 7
-        plays.append((cards, m, ("sequence", m, _popcount(cards) // m, top)))
+        plays.append((cards, m, ("sequence", m, cards.bit_count() // m, top)))
 
     # Bombs (any bomb beats a sequence; after a bomb only higher bombs).
     if table is None or bomb_floor >= 0 or table[0] == "sequence":
