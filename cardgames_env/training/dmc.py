@@ -6,7 +6,8 @@ DouZero's learning rule, on :class:`~cardgames_env.training.vector_env.VectorTra
   env's action space. This is the shape of the shipped policies
   (:class:`~cardgames_env.agents.pretrained.NumpyPolicy`), so the greedy policy (the legal
   action with the largest Q) is saved as an exported policy (``model.npz`` + ``model.json``),
-  plays as ``--agent RUN`` and ships as ``pretrained`` without conversion. Each column of
+  plays as ``--agent RUN``, and ``cardgames export`` turns it into a shipped ``pretrained``
+  file by adding its command (under the 2 MiB limit: not Jaipur's flat head). Each column of
   ``W`` is a learned embedding of one action (DouZero builds action features by hand instead).
 * **Acting.** ε-greedy over the legal actions: the largest Q, or with probability ``epsilon``
   a uniformly random legal action.
