@@ -19,6 +19,8 @@ Policy:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from cardgames_env.core.rng import make_rng
@@ -77,7 +79,7 @@ class HaggisHeuristic:
 
     # -- choosing a play --------------------------------------------------------------------
     @staticmethod
-    def _table(view: dict[str, np.ndarray]) -> tuple | None:
+    def _table(view: Mapping[str, np.ndarray]) -> tuple | None:
         if view["table_empty"][0]:
             return None
         kind = int(np.argmax(view["table_kind"]))
@@ -87,18 +89,18 @@ class HaggisHeuristic:
         rank = int(np.argmax(view["table_rank"])) + 2
         return ("sequence", kind + 1, length, rank)
 
-    def _plays(self, view: dict[str, np.ndarray]) -> tuple[int, list[Play], tuple | None]:
+    def _plays(self, view: Mapping[str, np.ndarray]) -> tuple[int, list[Play], tuple | None]:
         hand = _bits(view["hand"][:NUM_CARD_IDS])
         table = self._table(view)
         return hand, legal_plays(hand, table, *self.flags), table
 
-    def _continue(self, view: dict[str, np.ndarray], selected: int) -> Play | None:
+    def _continue(self, view: Mapping[str, np.ndarray], selected: int) -> Play | None:
         hand, plays, _ = self._plays(view)
         low = (1 << selected.bit_length()) - 1
         options = [p for p in plays if p[0] & low == selected]
         return min(options, key=lambda p: (p[0].bit_count(), p[0])) if options else None
 
-    def _choose(self, view: dict[str, np.ndarray]) -> Play | None:
+    def _choose(self, view: Mapping[str, np.ndarray]) -> Play | None:
         hand, plays, table = self._plays(view)
         opponent_cards = round(float(view["opponent_hand_size"][0]) * 17)
         trick_points = float(view["trick_points"][0]) * 36

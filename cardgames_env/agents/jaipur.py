@@ -12,6 +12,8 @@ exactly like flat ones, and plays the next sub-step of the best.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from cardgames_env.core.rng import make_rng
@@ -97,7 +99,7 @@ class JaipurHeuristic:
         return int(legal[best[self.rng.integers(best.size)]])
 
     def _act_substeps(
-        self, view: dict[str, np.ndarray], legal: np.ndarray, scores: np.ndarray,
+        self, view: Mapping[str, np.ndarray], legal: np.ndarray, scores: np.ndarray,
         card_value: np.ndarray, top: np.ndarray, hand: np.ndarray,
     ) -> int:
         """Sub-step encoding: the best of the take/camels/sell scores and of the legal exchanges

@@ -9,6 +9,8 @@ strict it checks each turn-start option itself on the observed palettes and rule
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from cardgames_env.core.rng import make_rng
@@ -59,7 +61,7 @@ class Red7Heuristic:
             return _GIVE_UP
         return min(options, key=lambda a: (len(_spent(a)), sorted(_spent(a), reverse=True), a))
 
-    def _wins_after(self, view: dict[str, np.ndarray], action: int) -> bool:
+    def _wins_after(self, view: Mapping[str, np.ndarray], action: int) -> bool:
         """Would we be winning after this turn-start action (observed palettes and rule)?"""
         palettes = [int(sum(1 << int(c) for c in np.flatnonzero(row))) for row in view["palettes"]]
         rule = int(np.flatnonzero(view["rule"])[0])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,8 +23,29 @@ class ObservationPiece:
         return int(np.prod(self.shape))
 
 
+class ObservationView(Mapping[str, np.ndarray]):
+    """The pieces of one observation vector by name, each a view in its shape (no copy), sliced
+    when it is read: a heuristic reads a few pieces of the layout on every move."""
+
+    __slots__ = ("_vector", "_spans")
+
+    def __init__(self, vector: np.ndarray, spans: Mapping[str, tuple[int, int, tuple[int, ...]]]):
+        self._vector = vector
+        self._spans = spans
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        start, stop, shape = self._spans[name]
+        return self._vector[start:stop].reshape(shape)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+
 class ObservationLayout:
-    """Named pieces -> one flat float32 vector, with a dict view and a docs table.
+    """Named pieces -> one flat float32 vector, with a mapping view and a docs table.
 
     Example:
         >>> layout = ObservationLayout([("hand", (52,), "my cards"), ("trick", (4, 52), "...")])
@@ -47,8 +68,8 @@ class ObservationLayout:
         if len(self._by_name) != len(self.pieces):
             raise ValueError("observation piece names must be unique")
         self.size = offset
-        self._spans = tuple((p.name, p.offset, p.offset + p.size, p.shape) for p in self.pieces)
-        """``(name, start, stop, shape)`` per piece: :meth:`view` runs once per heuristic move."""
+        self._spans = {p.name: (p.offset, p.offset + p.size, p.shape) for p in self.pieces}
+        """``name: (start, stop, shape)`` per piece, for :meth:`view`."""
 
     def piece(self, name: str) -> ObservationPiece:
         """Return the piece called ``name``."""
@@ -63,11 +84,12 @@ class ObservationLayout:
         """Return a new all-zero observation vector."""
         return np.zeros(self.size, dtype=np.float32)
 
-    def view(self, vector: np.ndarray) -> dict[str, np.ndarray]:
-        """Return ``{piece name: view of the vector in the piece's shape}`` (no copy)."""
+    def view(self, vector: np.ndarray) -> ObservationView:
+        """Return ``{piece name: view of the vector in the piece's shape}`` (no copy; each piece
+        is sliced when read)."""
         if vector.shape != (self.size,):
             raise ValueError(f"expected an observation of shape ({self.size},), got {vector.shape}")
-        return {name: vector[start:stop].reshape(shape) for name, start, stop, shape in self._spans}
+        return ObservationView(vector, self._spans)
 
     def markdown_table(self) -> str:
         """Return the pieces as a Markdown table (used by the docs)."""

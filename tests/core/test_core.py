@@ -78,6 +78,12 @@ def test_observation_layout_views():
     assert view["trick"].shape == (4, 52) and view["trick"][1, 0] == 52 + 52
     assert view["x"][0] == layout.size - 1
     assert layout.slice("trick") == slice(52, 260)
+    assert list(view) == ["hand", "trick", "x"] and len(view) == 3
+    assert {name: piece.shape for name, piece in view.items()} == {"hand": (52,), "trick": (4, 52), "x": (1,)}
+    vector[60] = -7.0  # the pieces are views of the vector, read when asked for
+    assert view["trick"][0, 8] == -7.0 and np.shares_memory(view["hand"], vector)
+    with pytest.raises(KeyError):
+        view["nope"]
     with pytest.raises(ValueError):
         layout.view(np.zeros(3, dtype=np.float32))
     assert "| `trick` | 4×52 | 52 |" in layout.markdown_table()
