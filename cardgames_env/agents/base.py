@@ -112,8 +112,9 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
     from .pretrained import exported_policy_file, load_exported
     from .rllib_agent import RLlibAgent, looks_like_rllib_checkpoint
 
-    if exported_policy_file(kind) is not None:  # a --algo dmc run or an exported policy
-        return load_exported(kind, env)
+    exported = exported_policy_file(kind)
+    if exported is not None:  # a --algo dmc run or an exported policy
+        return load_exported(exported, env)
 
     if looks_like_rllib_checkpoint(kind):
         return RLlibAgent.load(kind, env=env, seed=seed)

@@ -32,12 +32,14 @@ from typing import Any
 import numpy as np
 
 from .masks import MAX_ACTIONS_PER_MOVE, legal_actions, move_actions
-from .model import check_sidecar, env_signature
+from .model import MODEL_FILE, check_sidecar, env_signature
 
 FORMAT_VERSION = 1
 """Version of the exported policy format (the sidecar's ``format_version``)."""
 MAX_BYTES = 2 * 1024 * 1024
 """Largest ``.npz`` a shipped policy may have (2 MiB)."""
+POLICY_FILE = "model.npz"
+"""File name of the exported policy in a run folder (``--algo dmc``; its sidecar is ``model.json``)."""
 PACKAGE = "cardgames_env.pretrained"
 """Package holding the shipped ``<env>.npz`` + ``<env>.json`` pairs."""
 ACTIVATIONS = ("tanh",)
@@ -231,8 +233,8 @@ def exported_policy_file(spec: str | Path) -> Path | None:
     path = Path(spec)
     if path.suffix == ".npz" and path.is_file():
         return path
-    if path.is_dir() and (path / "model.npz").is_file() and not (path / "model.zip").exists():
-        return path / "model.npz"
+    if path.is_dir() and (path / POLICY_FILE).is_file() and not (path / MODEL_FILE).exists():
+        return path / POLICY_FILE
     return None
 
 
@@ -262,7 +264,7 @@ def load_exported(spec: str | Path, env: Any) -> NumpyPolicy:
         raise ValueError(f"no exported policy (.npz) at {spec!s}")
     policy, sidecar = read_exported(npz)
     check_sidecar(sidecar, env, spec)
-    policy.name = npz.parent.name if npz.stem == "model" else npz.stem
+    policy.name = npz.parent.name if npz.name == POLICY_FILE else npz.stem
     return policy
 
 
@@ -397,6 +399,6 @@ class PretrainedAgent:
 
 
 __all__ = [
-    "FORMAT_VERSION", "MAX_BYTES", "NumpyPolicy", "PretrainedAgent", "exported_policy_file", "load_exported",
-    "load_policy", "policy_files", "read_exported", "shipped_envs",
+    "FORMAT_VERSION", "MAX_BYTES", "POLICY_FILE", "NumpyPolicy", "PretrainedAgent", "exported_policy_file",
+    "load_exported", "load_policy", "policy_files", "read_exported", "shipped_envs",
 ]

@@ -37,14 +37,11 @@ import numpy as np
 from cardgames_env.agents.base import HEURISTICS
 from cardgames_env.agents.batch import random_legal
 from cardgames_env.agents.pool import OpponentPool
-from cardgames_env.agents.pretrained import NumpyPolicy
+from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
 
 from .evaluate import MatchResult, evaluate, match_json
-from .export import write_policy
+from .export import Layers, linear_layer, write_policy
 from .plots import EVAL_CSV, append_eval_log, plot_learning_curve, start_eval_log
-
-EXPORTED_MODEL = "model.npz"
-"""File name of a DMC run's final policy (its sidecar is ``model.json``)."""
 
 
 def build_q_network(observation_size: int, num_actions: int, net_arch: list[int]) -> Any:
@@ -72,17 +69,12 @@ def q_taken(network: Any, observations: Any, actions: Any) -> Any:
     return (features * head.weight[actions]).sum(dim=1) + head.bias[actions]
 
 
-def network_layers(network: Any) -> list[tuple[np.ndarray, np.ndarray]]:
+def network_layers(network: Any) -> Layers:
     """Return the network's ``(weights (in, out), bias)`` pairs as float32, head last: the
     layout :class:`NumpyPolicy` and :func:`~cardgames_env.training.export.write_policy` take."""
     from torch import nn
 
-    pairs = []
-    for module in network:
-        if isinstance(module, nn.Linear):
-            weight = np.ascontiguousarray(module.weight.detach().cpu().numpy().astype(np.float32).T)
-            pairs.append((weight, module.bias.detach().cpu().numpy().astype(np.float32)))
-    return pairs
+    return [linear_layer(module) for module in network if isinstance(module, nn.Linear)]
 
 
 def greedy_policy(network: Any) -> NumpyPolicy:
@@ -278,7 +270,7 @@ def train_dmc(
     log(f"trained {steps} learner steps in {wall:.1f} s: {steps / train_s:.0f} learner steps/s, "
         f"{venv.env_steps / train_s:.0f} env steps/s (learner and opponents), updates included "
         f"({len(losses)} updates, {update_s:.1f} s), evaluations and saves excluded")
-    model_path, _ = tasks.save(network, "model", steps)
+    model_path, _ = tasks.save(network, Path(POLICY_FILE).stem, steps)
     policy = greedy_policy(network)
     tasks.curve.write(policy, steps)
     chart = plot_learning_curve(run)
@@ -370,7 +362,7 @@ class _EvalLog:
 
 
 __all__ = [
-    "EXPORTED_MODEL", "EpisodeStore", "SampleQueue", "build_q_network", "dmc_update", "epsilon_greedy",
+    "EpisodeStore", "SampleQueue", "build_q_network", "dmc_update", "epsilon_greedy",
     "greedy_policy",
     "network_layers", "q_taken", "returns_to_go", "train_dmc",
 ]

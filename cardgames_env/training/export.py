@@ -57,15 +57,15 @@ def actor_layers(policy: Any) -> Layers:
             raise ValueError(f"unsupported actor layer {i}: {linear} (Linear with bias expected)")
         if not isinstance(activation, nn.Tanh):
             raise ValueError(f"unsupported activation after actor layer {i}: {activation} (only Tanh)")
-        layers.append(_linear(linear))
+        layers.append(linear_layer(linear))
     head = getattr(policy, "action_net", None)
     if not isinstance(head, nn.Linear) or head.bias is None:
         raise ValueError(f"unsupported action head {head} (Linear with bias expected)")
-    layers.append(_linear(head))
+    layers.append(linear_layer(head))
     return layers
 
 
-def _linear(layer: Any) -> tuple[np.ndarray, np.ndarray]:
+def linear_layer(layer: Any) -> tuple[np.ndarray, np.ndarray]:
     """Return a torch Linear's weights transposed to ``(in, out)`` and its bias, as float32."""
     weight = layer.weight.detach().cpu().numpy().astype(np.float32).T
     return np.ascontiguousarray(weight), layer.bias.detach().cpu().numpy().astype(np.float32)
@@ -195,4 +195,7 @@ def _write_pair(dest_stem: str | Path, data: bytes, sidecar: dict[str, Any]) -> 
     return npz_path, json_path
 
 
-__all__ = ["DTYPES", "actor_layers", "encode_policy", "export_policy", "policy_sidecar", "write_policy"]
+__all__ = [
+    "DTYPES", "Layers", "actor_layers", "encode_policy", "export_policy", "linear_layer", "policy_sidecar",
+    "write_policy",
+]

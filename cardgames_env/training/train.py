@@ -195,10 +195,12 @@ def train(
         prefix = f"{env_name}-dmc" if settings.get("algo") == "dmc" else env_name
         run = check_output_folder(Path("runs") / f"{prefix}-{mode}-s{seed}")
     if settings.get("algo") == "dmc":
-        from .dmc import EXPORTED_MODEL, train_dmc
+        from cardgames_env.agents.pretrained import POLICY_FILE
+
+        from .dmc import train_dmc
 
         summary, results = train_dmc(env_name, options, settings, pool, run, seed, probe, log)
-        return TrainResult(run, run / EXPORTED_MODEL, summary["timesteps"], summary["wall_s"],
+        return TrainResult(run, run / POLICY_FILE, summary["timesteps"], summary["wall_s"],
                            summary["train_s"], summary["steps_per_s"], results)
     validate_config(settings, ppo_parameters())  # imports sb3-contrib (and torch): names last
 
