@@ -520,7 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "engine, saved as model.npz (default: config, ppo)")
     p_train.add_argument("--imitation-games", type=int, default=None,
                          help="games the teacher (the config's imitation.teacher, default search) plays "
-                              "against heuristics before PPO; the network first imitates its moves "
+                              "against heuristics before PPO or DMC; the network first imitates its moves "
                               "(default: config, 0 = none)")
     p_train.add_argument("--imitation-teacher", default=None, metavar="KIND",
                          help="the agent kind imitated: search, heuristic, ... (default: config, search)")

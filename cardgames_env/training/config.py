@@ -84,9 +84,11 @@ DMC_KEYS = ("n_envs", "learning_rate", "batch_size", "epsilon", "gamma", "max_gr
 the exploration rate, the discount per learner decision, the gradient-norm clip and the
 Q-network's hidden widths."""
 IMITATION_KEYS = ("games", "teacher", "opponents", "epochs", "batch_size", "learning_rate", "value_coef",
-                  "workers")
+                  "margin", "workers")
 """Settings of the ``imitation`` section (see :mod:`cardgames_env.training.imitation`): games the
-teacher plays before PPO (0: none), the teacher and opponent agent kinds, and the cloning fit."""
+teacher plays before PPO or DMC (0: none), the teacher and opponent agent kinds, and the fit
+(``value_coef``: PPO's critic weight; ``margin``: DMC's large margin, in standard deviations of
+the returns)."""
 RUN_KEYS = ("env", "options", "seed")
 """Keys a run's ``config.json`` records; a config file may hold them (so a run's file can be
 reused), and the command line decides their values."""
@@ -198,8 +200,7 @@ def _bool(value: Any, key: str) -> None:
 
 
 def _validate_dmc(config: Mapping[str, Any]) -> None:
-    """Check ``algo`` and the ``dmc`` section, and that DMC runs go with their settings: the
-    batched engine, and no imitation (it clones into a PPO policy)."""
+    """Check ``algo`` and the ``dmc`` section, and that DMC runs on the batched engine."""
     _choice(config.get("algo", "ppo"), "algo", ALGOS)
     dmc = _section(config, "dmc", DMC_KEYS)
     for key in ("n_envs", "batch_size"):
@@ -215,8 +216,6 @@ def _validate_dmc(config: Mapping[str, Any]) -> None:
         return
     if config.get("engine", "aec") != "vector":
         raise ValueError("algo dmc trains on the batched engine: use engine vector (--engine vector)")
-    if config.get("imitation", {}).get("games", 0):
-        raise ValueError("imitation clones a PPO policy: it does not apply to algo dmc (imitation.games 0)")
 
 
 def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | None = None) -> None:
@@ -244,6 +243,7 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
         _int(imitation.get(key, 1), f"imitation.{key}")
     _number(imitation.get("learning_rate", 1e-3), "imitation.learning_rate", 0.0, None, strict=True)
     _number(imitation.get("value_coef", 0.5), "imitation.value_coef", 0.0, None)
+    _number(imitation.get("margin", 0.5), "imitation.margin", 0.0, None)
     for key in ("teacher", "opponents"):
         if not isinstance(imitation.get(key, "search"), str):
             raise ValueError(f"imitation.{key} must be an agent kind (a string), got {imitation.get(key)!r}")

@@ -17,6 +17,12 @@ DouZero's learning rule, on :class:`~cardgames_env.training.vector_env.VectorTra
 * **Updates.** One gradient step on ``mean (Q(s, a) - G)^2`` per ``batch_size`` finished
   decisions, each decision used once. Only the taken action's column of the head is computed
   (a gather), so an update costs the same with 52 actions (Gong Zhu) as with 25,505 (Jaipur).
+* **A start from a teacher** (``--imitation-games N``, optional). The teacher's recorded
+  games (:mod:`~cardgames_env.training.imitation`) fit the Q-network first
+  (:func:`fit_demonstrations`): the teacher's action's Q to the Monte-Carlo return it earned,
+  and every other legal action's Q at least a margin below it (the large-margin loss of Deep
+  Q-learning from Demonstrations, Hester et al. 2018). The greedy policy then plays the
+  teacher's moves, with Q-values on the returns' scale for the Monte-Carlo updates to refine.
 
 One learner seat per game, opponents from the same pool as PPO's (random, heuristic, self-play
 snapshots, which are this run's own exported policies). The run folder mirrors PPO's:
@@ -41,7 +47,8 @@ from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
 
 from .evaluate import MatchResult, evaluate, match_json
 from .export import Layers, linear_layer, write_policy
-from .plots import EVAL_CSV, append_eval_log, plot_learning_curve, start_eval_log
+from .imitation import Demonstrations, collect_for_run, imitation_source, split_rows, write_history
+from .plots import EVAL_CSV, IMITATION_CSV, append_eval_log, plot_learning_curve, start_eval_log
 
 
 def build_q_network(observation_size: int, num_actions: int, net_arch: list[int]) -> Any:
@@ -111,6 +118,117 @@ def returns_to_go(rewards: np.ndarray, gamma: float) -> np.ndarray:
         running = float(rewards[t]) + gamma * running
         out[t] = running
     return out
+
+
+def demonstration_returns(rewards: np.ndarray, last: np.ndarray, gamma: float) -> np.ndarray:
+    """Return each recorded decision's return-to-go: :func:`returns_to_go` of every game's
+    rewards, the games told apart by ``last`` (True on a game's final decision)."""
+    out = np.empty(len(rewards), dtype=np.float64)
+    running = 0.0
+    for t in range(len(rewards) - 1, -1, -1):
+        running = float(rewards[t]) + (0.0 if last[t] else gamma * running)
+        out[t] = running
+    return out
+
+
+def demonstration_loss(
+    q_values: Any, masks: Any, actions: Any, returns: Any, margin: float, scale: float
+) -> Any:
+    """The loss :func:`fit_demonstrations` minimises over a batch, in units of ``scale``:
+    ``mean (Q(s, a_T) - G)^2 / scale^2`` plus ``mean (max_a [Q(s, a) + margin * scale * (a != a_T)]
+    - Q(s, a_T)) / scale`` over the legal actions ``a``; ``a_T`` is the teacher's action and
+    ``q_values`` the full head's output."""
+    import torch
+
+    taken = q_values.gather(1, actions[:, None])[:, 0]
+    bonus = torch.full_like(q_values, margin * scale)
+    bonus.scatter_(1, actions[:, None], 0.0)
+    best = torch.where(masks, q_values + bonus, torch.full_like(q_values, -torch.inf)).max(dim=1).values
+    return torch.mean((taken - returns) ** 2) / scale**2 + torch.mean(best - taken) / scale
+
+
+def fit_demonstrations(
+    network: Any,
+    demos: Demonstrations,
+    *,
+    gamma: float = 1.0,
+    margin: float = 0.5,
+    epochs: int = 10,
+    batch_size: int = 512,
+    learning_rate: float = 1e-3,
+    max_grad_norm: float = 40.0,
+    validation: float = 0.05,
+    seed: int = 0,
+    log: Callable[[str], None] = print,
+) -> list[dict[str, float]]:
+    """Fit the Q-network to a teacher's decisions, in place (:func:`demonstration_loss`).
+
+    The targets are the decisions' returns-to-go (:func:`demonstration_returns`); ``scale``
+    is their standard deviation (1 when they are all equal), so ``margin`` is in standard
+    deviations of the returns. A random ``validation`` share of the rows is held out; each epoch
+    reports the training loss and the held-out share of rows whose largest legal Q is the
+    teacher's action.
+
+    Returns:
+        One dict per epoch: ``epoch``, ``loss``, ``accuracy`` (held out), ``seconds``.
+
+    Raises:
+        ValueError: for fewer than two decisions or a non-positive setting.
+    """
+    import torch
+
+    if len(demos) < 2:
+        raise ValueError(f"imitation needs at least 2 recorded decisions, got {len(demos)}")
+    for value, what in ((epochs, "epochs"), (batch_size, "batch_size"), (learning_rate, "learning_rate")):
+        if value <= 0:
+            raise ValueError(f"imitation {what} must be positive, got {value}")
+    if margin < 0:
+        raise ValueError(f"imitation margin must be at least 0, got {margin}")
+    targets = demonstration_returns(demos.rewards, demos.last, gamma).astype(np.float32)
+    spread = float(targets.std())
+    scale = spread if spread > 1e-6 else 1.0
+    rng = np.random.default_rng(seed)
+    held_rows, train_rows = split_rows(len(demos), validation, rng)
+
+    def tensors(rows: np.ndarray) -> tuple[Any, Any, Any, Any]:
+        return (torch.as_tensor(demos.observations[rows]), torch.as_tensor(demos.masks[rows]),
+                torch.as_tensor(demos.actions[rows]), torch.as_tensor(targets[rows]))
+
+    optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
+    history: list[dict[str, float]] = []
+    for epoch in range(1, epochs + 1):
+        start = time.perf_counter()
+        rng.shuffle(train_rows)
+        total, count = 0.0, 0
+        for first in range(0, len(train_rows), batch_size):
+            obs, mask, action, target = tensors(train_rows[first:first + batch_size])
+            loss = demonstration_loss(network(obs), mask, action, target, margin, scale)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
+            optimizer.step()
+            total += float(loss.detach()) * len(action)
+            count += len(action)
+        accuracy = _greedy_accuracy(network, *tensors(held_rows)[:3]) if len(held_rows) else float("nan")
+        row = {"epoch": epoch, "loss": total / max(count, 1), "accuracy": accuracy,
+               "seconds": time.perf_counter() - start}
+        history.append(row)
+        log(f"imitation epoch {epoch}/{epochs}: loss {row['loss']:.4f}, held-out accuracy {accuracy:.3f}")
+    return history
+
+
+def _greedy_accuracy(network: Any, observations: Any, masks: Any, actions: Any) -> float:
+    """Share of rows whose largest legal Q is at ``actions``."""
+    import torch
+
+    with torch.no_grad():
+        hits = 0
+        for first in range(0, len(actions), 4096):
+            q_values = network(observations[first:first + 4096])
+            legal = masks[first:first + 4096]
+            best = torch.where(legal, q_values, torch.full_like(q_values, -torch.inf)).argmax(dim=1)
+            hits += int((best == actions[first:first + 4096]).sum())
+    return hits / max(len(actions), 1)
 
 
 class EpisodeStore:
@@ -204,9 +322,11 @@ def train_dmc(
 
     ``settings`` are the resolved training settings (:func:`~cardgames_env.training.train.train`
     checked them): ``timesteps`` learner decisions, ``n_envs`` batched games, ``opponents``,
-    ``learner_seat``, ``torch_threads``, ``eval``, ``checkpoint_every``, ``selfplay`` and the
+    ``learner_seat``, ``torch_threads``, ``eval``, ``checkpoint_every``, ``selfplay``, the
     ``dmc`` section (``learning_rate``, ``batch_size``, ``epsilon``, ``gamma``,
-    ``max_grad_norm``, ``net_arch``).
+    ``max_grad_norm``, ``net_arch``) and the ``imitation`` section: with ``games > 0`` the
+    network first fits the teacher's recorded games (:func:`fit_demonstrations`; its epochs go
+    to ``imitation.csv``), and ``timesteps`` 0 keeps that fit as it is.
 
     Raises:
         ValueError: when torch (the ``train`` extra) is missing.
@@ -236,13 +356,15 @@ def train_dmc(
         json.dumps({**settings, "env": env_name, "options": dict(options), "seed": seed}, indent=2) + "\n",
         encoding="utf-8",
     )
-    tasks = _PeriodicTasks(run, env_name, options, settings, seed, probe, venv)
+    source = imitation_source(settings.get("imitation", {}))
+    tasks = _PeriodicTasks(run, env_name, options, settings, seed, probe, venv, source)
     log(f"training {env_name} with DMC for {total} steps: opponents {mode}, {n} batched envs, seed {seed}, "
         f"output {run}")
     rollout_s = update_s = 0.0
     steps = 0
     losses: list[float] = []
     start = time.perf_counter()
+    imitation_s = _imitate(network, env_name, options, settings, run, seed, log)
     tasks.curve.write(greedy_policy(network), 0)
     tick = time.perf_counter()
     observations = venv.reset()
@@ -267,7 +389,8 @@ def train_dmc(
             tick = time.perf_counter()  # evaluations and saves stay out of the throughput
     wall = time.perf_counter() - start
     train_s = max(rollout_s + update_s, 1e-9)
-    log(f"trained {steps} learner steps in {wall:.1f} s: {steps / train_s:.0f} learner steps/s, "
+    log(f"trained {steps} learner steps in {wall:.1f} s ({imitation_s:.1f} s of it imitation): "
+        f"{steps / train_s:.0f} learner steps/s, "
         f"{venv.env_steps / train_s:.0f} env steps/s (learner and opponents), updates included "
         f"({len(losses)} updates, {update_s:.1f} s), evaluations and saves excluded")
     model_path, _ = tasks.save(network, Path(POLICY_FILE).stem, steps)
@@ -284,7 +407,8 @@ def train_dmc(
         log(result.summary())
     summary = {
         "env": env_name, "options": dict(options), "opponents": mode, "seed": seed, "algo": "dmc",
-        "timesteps": steps, "n_envs": n, "engine": "vector", "vec_env": None, "imitation_s": 0.0,
+        "timesteps": steps, "n_envs": n, "engine": "vector", "vec_env": None,
+        "imitation_s": round(imitation_s, 2),
         "wall_s": round(wall, 2), "train_s": round(train_s, 2), "steps_per_s": round(steps / train_s, 1),
         "env_steps": int(venv.env_steps), "env_steps_per_s": round(venv.env_steps / train_s, 1),
         "rollout_s": round(rollout_s, 2), "update_s": round(update_s, 2), "updates": len(losses),
@@ -296,12 +420,32 @@ def train_dmc(
     return summary, results
 
 
+def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: Mapping[str, Any], run: Path,
+             seed: int, log: Callable[[str], None]) -> float:
+    """Fit ``network`` to the teacher's games when ``settings["imitation"]["games"] > 0``; write
+    ``imitation.csv``; return the seconds spent (0 without imitation)."""
+    section = settings.get("imitation", {})
+    start = time.perf_counter()
+    demos = collect_for_run(env_name, options, section, seed, log)
+    if demos is None:
+        return 0.0
+    dmc = settings["dmc"]
+    history = fit_demonstrations(
+        network, demos, gamma=float(dmc["gamma"]), margin=float(section.get("margin", 0.5)),
+        epochs=int(section.get("epochs", 10)), batch_size=int(section.get("batch_size", 512)),
+        learning_rate=float(section.get("learning_rate", 1e-3)), max_grad_norm=float(dmc["max_grad_norm"]),
+        seed=seed, log=log,
+    )
+    write_history(run / IMITATION_CSV, history, len(demos))
+    return time.perf_counter() - start
+
+
 class _PeriodicTasks:
     """The evaluations, checkpoints and (self-play) snapshots of a run, each every so many
     learner steps (settings ``eval``, ``checkpoint_every``, ``selfplay.snapshot_every``)."""
 
     def __init__(self, run: Path, env_name: str, options: Mapping[str, Any], settings: Mapping[str, Any],
-                 seed: int, probe: Any, venv: Any):
+                 seed: int, probe: Any, venv: Any, imitation: Mapping[str, Any] | None = None):
         self.run, self.probe, self.venv = run, probe, venv
         evals = settings["eval"]
         total = int(settings["timesteps"])
@@ -313,7 +457,9 @@ class _PeriodicTasks:
             if settings["opponents"] == "selfplay" else 0,
         }
         self.next = {key: every for key, every in self.every.items() if every > 0}
-        self.fields = {"algo": "dmc", "opponents": settings["opponents"], "seed": seed}
+        self.fields: dict[str, Any] = {"algo": "dmc", "opponents": settings["opponents"], "seed": seed}
+        if imitation is not None:  # the sidecar names the teacher, as PPO's does
+            self.fields["imitation"] = dict(imitation)
 
     def due(self, steps: int) -> list[str]:
         """Return the tasks due at ``steps`` and schedule their next time."""
@@ -362,7 +508,7 @@ class _EvalLog:
 
 
 __all__ = [
-    "EpisodeStore", "SampleQueue", "build_q_network", "dmc_update", "epsilon_greedy",
-    "greedy_policy",
+    "EpisodeStore", "SampleQueue", "build_q_network", "demonstration_loss", "demonstration_returns",
+    "dmc_update", "epsilon_greedy", "fit_demonstrations", "greedy_policy",
     "network_layers", "q_taken", "returns_to_go", "train_dmc",
 ]

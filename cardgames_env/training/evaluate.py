@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,11 +100,17 @@ class GameRecord:
     steps: int
 
 
-def play_game(env: CardGameEnv, agents: Sequence[Agent], seed: int) -> GameRecord:
+def play_game(
+    env: CardGameEnv,
+    agents: Sequence[Agent],
+    seed: int,
+    on_step: Callable[[Sequence[float]], None] | None = None,
+) -> GameRecord:
     """Play one game of a raw env with one agent per seat from ``reset(seed=seed)``.
 
     Every agent is re-seeded from ``seed`` and its seat first, so a game is reproducible.
-    Rewards are read after every step (before dead steps clear them).
+    Rewards are read after every step (before dead steps clear them); ``on_step``, when given,
+    is called after every move with each seat's rewards so far.
     """
     raw = env.unwrapped
     n = len(raw.possible_agents)
@@ -133,6 +139,8 @@ def play_game(env: CardGameEnv, agents: Sequence[Agent], seed: int) -> GameRecor
         for name, reward in raw.rewards.items():
             if reward:
                 totals[index[name]] += reward
+        if on_step is not None:
+            on_step(totals)
         steps += 1
         if steps > _MAX_STEPS:
             raise RuntimeError(f"a game of {raw.metadata['name']} ran past {_MAX_STEPS} steps")

@@ -8,23 +8,27 @@ rounds). The package's search agent already beats the heuristics in every game, 
 1. :func:`collect_demonstrations` plays ``games`` games with the teacher (default ``search``)
    in one seat, rotated game by game, against the opponents (default ``heuristic``), and
    records every decision of the teacher's seat: the observation and action mask that seat's
-   learner would see, the action the teacher played, and the seat's return at the end of the
-   game. Games run in worker processes; deal ``k`` has seed ``DEMO_SEED_OFFSET + 100_000 *
-   seed + k``, away from the seeds ``cardgames eval`` uses.
+   learner would see, the action the teacher played, the seat's return at the end of the
+   game, and the seat's rewards from that decision until its next one (for returns-to-go).
+   Games run in worker processes; deal ``k`` has seed ``DEMO_SEED_OFFSET + 100_000 * seed +
+   k``, away from the seeds ``cardgames eval`` uses.
 2. :func:`clone_policy` fits the actor by cross-entropy on the teacher's actions (masked
    logits, exactly as the policy plays) and the critic by squared error on the returns.
 
 PPO (``timesteps > 0``) then goes on from the cloned network; ``timesteps = 0`` keeps the
-clone as it is.
+clone as it is. Deep Monte-Carlo fits its Q-network to the same demonstrations instead
+(:func:`cardgames_env.training.dmc.fit_demonstrations`).
 """
 
 from __future__ import annotations
 
+import csv
 import multiprocessing
 import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -47,6 +51,10 @@ class Demonstrations:
         masks: bool ``(n, actions)``, the legal actions.
         actions: int64 ``(n,)``, the action the teacher played (legal in its mask).
         returns: float32 ``(n,)``, the seat's episode return in that game.
+        rewards: float32 ``(n,)``, the seat's rewards from this decision until its next one
+            (until the game's end after its last): the rewards a learner in that seat is paid
+            for this decision.
+        last: bool ``(n,)``, whether this is the seat's last decision of its game.
         games: games played.
     """
 
@@ -54,6 +62,8 @@ class Demonstrations:
     masks: np.ndarray
     actions: np.ndarray
     returns: np.ndarray
+    rewards: np.ndarray
+    last: np.ndarray
     games: int
 
     def __len__(self) -> int:
@@ -67,22 +77,36 @@ class Demonstrations:
             np.concatenate([p.masks for p in parts]),
             np.concatenate([p.actions for p in parts]),
             np.concatenate([p.returns for p in parts]),
+            np.concatenate([p.rewards for p in parts]),
+            np.concatenate([p.last for p in parts]),
             sum(p.games for p in parts),
         )
 
 
 class _Recorder:
-    """Wraps the teacher: plays its moves and keeps every (observation, mask, action)."""
+    """Wraps the teacher: plays its moves and keeps every (observation, mask, action, the seat's
+    rewards so far); :meth:`watch` keeps ``rewards_so_far`` up to date after every move."""
 
     def __init__(self, teacher: Any):
         self.teacher = teacher
         self.needs_observation = True
-        self.rows: list[tuple[np.ndarray, np.ndarray, int]] = []
+        self.seat = 0
+        self.rewards_so_far = 0.0
+        self.rows: list[tuple[np.ndarray, np.ndarray, int, float]] = []
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         action = int(self.teacher.act(observation, action_mask))
-        self.rows.append((np.asarray(observation, dtype=np.float32).copy(), action_mask.astype(bool), action))
+        self.rows.append((np.asarray(observation, dtype=np.float32).copy(), action_mask.astype(bool), action,
+                          self.rewards_so_far))
         return action
+
+    def start(self, seat: int) -> None:
+        """Forget the last game's rows; record the next game from ``seat``."""
+        self.seat, self.rewards_so_far, self.rows = seat, 0.0, []
+
+    def watch(self, totals: Sequence[float]) -> None:
+        """:func:`play_game`'s ``on_step``: every seat's rewards so far."""
+        self.rewards_so_far = float(totals[self.seat])
 
     def reset(self, seed: int | None = None) -> None:
         self.teacher.reset(seed)
@@ -118,16 +142,23 @@ def _collect_chunk(
     masks: list[np.ndarray] = []
     actions: list[int] = []
     returns: list[float] = []
+    rewards: list[float] = []
+    last: list[bool] = []
     for game in games:
         seat = game % n
         agents = [recorder if s == seat else others[s] for s in range(n)]
-        recorder.rows = []
-        record = play_game(raw, agents, DEMO_SEED_OFFSET + 100_000 * seed + game)
-        for observation, mask, action in recorder.rows:
+        recorder.start(seat)
+        record = play_game(raw, agents, DEMO_SEED_OFFSET + 100_000 * seed + game, on_step=recorder.watch)
+        # The rewards a decision earns: the seat's total at its next decision (the game's end
+        # after the last) minus its total at this one.
+        so_far = [row[3] for row in recorder.rows] + [record.returns[seat]]
+        for index, (observation, mask, action, _) in enumerate(recorder.rows):
             observations.append(observation)
             masks.append(mask)
             actions.append(action)
             returns.append(record.returns[seat])
+            rewards.append(so_far[index + 1] - so_far[index])
+            last.append(index == len(recorder.rows) - 1)
     size = raw.encoding.observation_size
     width = raw.encoding.num_actions
     return Demonstrations(
@@ -135,6 +166,8 @@ def _collect_chunk(
         np.array(masks, dtype=bool).reshape(-1, width),
         np.array(actions, dtype=np.int64),
         np.array(returns, dtype=np.float32),
+        np.array(rewards, dtype=np.float32),
+        np.array(last, dtype=bool),
         len(games),
     )
 
@@ -181,6 +214,24 @@ def collect_demonstrations(
     return demos
 
 
+def collect_for_run(
+    env_name: str,
+    options: Mapping[str, Any],
+    section: Mapping[str, Any],
+    seed: int,
+    log: Callable[[str], None] = print,
+) -> Demonstrations | None:
+    """Play a training run's demonstration games as its ``imitation`` settings say (games,
+    teacher, opponents, workers); ``None`` when it plays none."""
+    source = imitation_source(section)
+    if source is None:
+        return None
+    return collect_demonstrations(
+        env_name, options, teacher=source["teacher"], opponents=source["opponents"], games=source["games"],
+        seed=seed, workers=int(section.get("workers", 1)), log=log,
+    )
+
+
 def clone_policy(
     policy: Any,
     demos: Demonstrations,
@@ -214,9 +265,7 @@ def clone_policy(
         if value <= 0:
             raise ValueError(f"imitation {what} must be positive, got {value}")
     rng = np.random.default_rng(seed)
-    order = rng.permutation(len(demos))
-    held = max(1, int(round(validation * len(demos)))) if validation > 0 else 0
-    held_rows, train_rows = order[:held], order[held:]
+    held_rows, train_rows = split_rows(len(demos), validation, rng)
 
     def tensors(rows: np.ndarray) -> tuple[Any, Any, Any, Any]:
         return (torch.as_tensor(demos.observations[rows]), torch.as_tensor(demos.masks[rows]),
@@ -239,13 +288,43 @@ def clone_policy(
             optimizer.step()
             total += loss.item() * len(action)
             count += len(action)
-        accuracy = _accuracy(policy, *tensors(held_rows)[:3]) if held else float("nan")
+        accuracy = _accuracy(policy, *tensors(held_rows)[:3]) if len(held_rows) else float("nan")
         row = {"epoch": epoch, "loss": total / max(count, 1), "accuracy": accuracy,
                "seconds": time.perf_counter() - start}
         history.append(row)
         log(f"imitation epoch {epoch}/{epochs}: loss {row['loss']:.4f}, held-out accuracy {accuracy:.3f}")
     policy.set_training_mode(False)
     return history
+
+
+def split_rows(count: int, validation: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Shuffle rows ``0..count-1`` and return ``(held_out, training)``: a ``validation`` share
+    (at least one row when positive) held out, the rest for training."""
+    order = rng.permutation(count)
+    held = max(1, int(round(validation * count))) if validation > 0 else 0
+    return order[:held], order[held:]
+
+
+def imitation_source(section: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What a run imitates, from its ``imitation`` settings: ``games``, ``teacher`` and
+    ``opponents`` (the defaults ``search`` and ``heuristic`` filled in), or ``None`` when it
+    plays no imitation games. The sidecar records exactly this."""
+    games = int(section.get("games", 0))
+    if games <= 0:
+        return None
+    return {"games": games, "teacher": section.get("teacher", "search"),
+            "opponents": section.get("opponents", "heuristic")}
+
+
+def write_history(path: Path, history: Sequence[Mapping[str, float]], decisions: int) -> None:
+    """Write a fit's epochs (``epoch``, ``loss``, ``accuracy``, ``seconds``) as ``imitation.csv``
+    rows, with the number of recorded decisions."""
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["epoch", "decisions", "loss", "heldout_accuracy", "seconds"])
+        for row in history:
+            writer.writerow([row["epoch"], decisions, f"{row['loss']:.6f}", f"{row['accuracy']:.6f}",
+                             f"{row['seconds']:.2f}"])
 
 
 def _accuracy(policy: Any, obs: Any, mask: Any, action: Any) -> float:
@@ -261,4 +340,8 @@ def _accuracy(policy: Any, obs: Any, mask: Any, action: Any) -> float:
     return hits / max(len(action), 1)
 
 
-__all__ = ["DEMO_SEED_OFFSET", "Demonstrations", "clone_policy", "collect_demonstrations"]
+__all__ = [
+    "DEMO_SEED_OFFSET", "Demonstrations", "clone_policy", "collect_demonstrations", "collect_for_run",
+    "imitation_source",
+    "split_rows", "write_history",
+]

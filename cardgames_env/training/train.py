@@ -18,7 +18,6 @@ A run folder holds::
 from __future__ import annotations
 
 import copy
-import csv
 import json
 import time
 from collections.abc import Callable, Mapping
@@ -33,6 +32,7 @@ from cardgames_env.registry import load
 
 from .config import ENGINES, OPPONENT_MODES, VEC_ENVS, load_config, validate_config
 from .evaluate import MatchResult, evaluate, match_json
+from .imitation import check_agent_kinds, clone_policy, collect_for_run, imitation_source, write_history
 from .output import check_output_folder
 from .plots import EVAL_CSV, IMITATION_CSV, append_eval_log, plot_learning_curve, start_eval_log
 
@@ -182,10 +182,8 @@ def train(
     seat = settings.get("learner_seat")
     if seat is not None and seat >= len(probe.possible_agents):
         raise ValueError(f"learner_seat must be in 0..{len(probe.possible_agents) - 1}, got {seat}")
-    source = _imitation_source(settings.get("imitation", {}))
+    source = imitation_source(settings.get("imitation", {}))
     if source is not None:
-        from .imitation import check_agent_kinds
-
         check_agent_kinds(env_name, options, source["teacher"], source["opponents"])
     total = int(settings["timesteps"])
     n = int(settings["n_envs"])
@@ -302,17 +300,6 @@ def train(
     return TrainResult(run, model_path, model.num_timesteps, wall, train_s, steps_per_s, results)
 
 
-def _imitation_source(section: Mapping[str, Any]) -> dict[str, Any] | None:
-    """What a run imitates, from its ``imitation`` settings: ``games``, ``teacher`` and
-    ``opponents`` (the defaults ``search`` and ``heuristic`` filled in), or ``None`` when it
-    plays no imitation games. The sidecar records exactly this."""
-    games = int(section.get("games", 0))
-    if games <= 0:
-        return None
-    return {"games": games, "teacher": section.get("teacher", "search"),
-            "opponents": section.get("opponents", "heuristic")}
-
-
 def _imitate(
     model: Any,
     env_name: str,
@@ -324,29 +311,17 @@ def _imitate(
 ) -> float:
     """Clone the teacher into ``model.policy`` when ``settings["games"] > 0``; write
     ``imitation.csv`` (one row per epoch); return the seconds spent (0 without imitation)."""
-    source = _imitation_source(settings)
-    if source is None:
-        return 0.0
-    from .imitation import clone_policy, collect_demonstrations
-
     start = time.perf_counter()
-    demos = collect_demonstrations(
-        env_name, options, teacher=source["teacher"], opponents=source["opponents"],
-        games=source["games"], seed=seed,
-        workers=int(settings.get("workers", 1)), log=log,
-    )
+    demos = collect_for_run(env_name, options, settings, seed, log)
+    if demos is None:
+        return 0.0
     history = clone_policy(
         model.policy, demos, epochs=int(settings.get("epochs", 10)),
         batch_size=int(settings.get("batch_size", 1024)),
         learning_rate=float(settings.get("learning_rate", 1e-3)),
         value_coef=float(settings.get("value_coef", 0.5)), seed=seed, log=log,
     )
-    with (run / IMITATION_CSV).open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["epoch", "decisions", "loss", "heldout_accuracy", "seconds"])
-        for row in history:
-            writer.writerow([row["epoch"], len(demos), f"{row['loss']:.6f}", f"{row['accuracy']:.6f}",
-                             f"{row['seconds']:.2f}"])
+    write_history(run / IMITATION_CSV, history, len(demos))
     return time.perf_counter() - start
 
 

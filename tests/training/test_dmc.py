@@ -19,8 +19,11 @@ from cardgames_env.training.dmc import (  # noqa: E402
     EpisodeStore,
     SampleQueue,
     build_q_network,
+    demonstration_loss,
+    demonstration_returns,
     dmc_update,
     epsilon_greedy,
+    fit_demonstrations,
     greedy_policy,
     network_layers,
     q_taken,
@@ -28,6 +31,7 @@ from cardgames_env.training.dmc import (  # noqa: E402
 )
 from cardgames_env.training.evaluate import evaluate  # noqa: E402
 from cardgames_env.training.export import export_policy, write_policy  # noqa: E402
+from cardgames_env.training.imitation import Demonstrations  # noqa: E402
 from cardgames_env.training.train import train  # noqa: E402
 from cardgames_env.training.vector_env import VectorTrainingEnv  # noqa: E402
 
@@ -37,6 +41,96 @@ def test_returns_to_go_discount_later_rewards() -> None:
     assert returns_to_go(np.array([1.0, 0.0, 2.0]), 0.5).tolist() == [1.5, 1.0, 2.0]
     assert returns_to_go(np.array([0.0, 0.0, -1.0]), 1.0).tolist() == [-1.0, -1.0, -1.0]
     assert returns_to_go(np.array([]), 1.0).size == 0
+
+
+def test_demonstration_returns_restart_at_each_games_end() -> None:
+    """Worked by hand, gamma 0.5: game one pays 1, 2, 3 -> 3, 2 + 1.5 = 3.5, 1 + 1.75 = 2.75;
+    game two pays 4, 5 -> 5, 4 + 2.5 = 6.5; nothing carries over from game two into game one."""
+    rewards = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    last = np.array([False, False, True, False, True])
+    assert demonstration_returns(rewards, last, 0.5).tolist() == [2.75, 3.5, 3.0, 6.5, 5.0]
+    assert demonstration_returns(rewards, last, 1.0).tolist() == [6.0, 5.0, 3.0, 9.0, 5.0]
+
+
+def test_demonstration_loss_worked_by_hand() -> None:
+    """One row, Q = (1, 3, 0, 2), legal actions 0, 1 and 3, teacher's action 0, return 2, margin
+    0.5, scale 2: the squared error (1 - 2)^2 / 4 = 0.25; the largest legal Q plus the margin
+    (1 for every action but the teacher's) is 3 + 1 = 4, so the margin term is (4 - 1) / 2 = 1.5.
+    With the teacher's action far ahead, only the squared error is left."""
+    q = torch.tensor([[1.0, 3.0, 0.0, 2.0]])
+    mask = torch.tensor([[True, True, False, True]])
+    loss = demonstration_loss(q, mask, torch.tensor([0]), torch.tensor([2.0]), 0.5, 2.0)
+    assert float(loss) == pytest.approx(0.25 + 1.5)
+    q_ahead = torch.tensor([[9.0, 3.0, 20.0, 2.0]])  # the illegal action 2 does not count
+    loss = demonstration_loss(q_ahead, mask, torch.tensor([0]), torch.tensor([2.0]), 0.5, 2.0)
+    assert float(loss) == pytest.approx((9.0 - 2.0) ** 2 / 4.0)
+
+
+def test_fitting_demonstrations_plays_the_teacher_with_values_on_the_returns_scale() -> None:
+    """The teacher plays the legal action named by the first observation feature above 0.5 and
+    earns +3 when feature 0 is above 0.5, else -3. After the fit the greedy action is the
+    teacher's on fresh inputs far more often than chance, the teacher's action's Q tracks the
+    return, and the other legal actions sit below it."""
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    size, actions = 8, 8
+
+    def sample(n: int) -> Demonstrations:
+        observations = rng.random((n, size), dtype=np.float32)
+        masks = rng.random((n, actions)) < 0.6
+        masks[np.arange(n), rng.integers(actions, size=n)] = True
+        preferred = np.where(observations > 0.5, np.arange(size), actions)
+        best = np.where(masks, preferred, actions + 1).argmin(axis=1)
+        returns = np.where(observations[:, 0] > 0.5, 3.0, -3.0).astype(np.float32)
+        return Demonstrations(observations, masks, best.astype(np.int64), returns, returns.copy(),
+                              np.ones(n, bool), n)
+
+    train_rows, fresh = sample(4000), sample(1000)
+    network = build_q_network(size, actions, [64])
+    history = fit_demonstrations(network, train_rows, epochs=30, batch_size=128, learning_rate=3e-3,
+                                 log=lambda _: None)
+    assert history[-1]["loss"] < history[0]["loss"] and history[-1]["accuracy"] > 0.8
+    with torch.no_grad():
+        q = network(torch.as_tensor(fresh.observations)).numpy()
+    greedy = np.where(fresh.masks, q, -np.inf).argmax(axis=1)
+    chance = float(np.mean(1.0 / fresh.masks.sum(axis=1)))
+    assert np.mean(greedy == fresh.actions) > max(0.8, chance + 0.4)
+    taken = q[np.arange(len(fresh)), fresh.actions]
+    assert np.corrcoef(taken, fresh.returns)[0, 1] > 0.8
+    assert np.abs(taken - fresh.returns).mean() < 1.5  # half the best constant's error (3)
+
+
+@pytest.mark.parametrize(("kwargs", "needle"), [
+    ({"epochs": 0}, "imitation epochs must be positive"),
+    ({"learning_rate": 0.0}, "imitation learning_rate must be positive"),
+    ({"margin": -0.1}, "imitation margin must be at least 0"),
+])
+def test_bad_fit_settings_are_named(kwargs: dict, needle: str) -> None:
+    demos = Demonstrations(np.zeros((4, 3), np.float32), np.ones((4, 2), bool), np.zeros(4, np.int64),
+                           np.zeros(4, np.float32), np.zeros(4, np.float32), np.ones(4, bool), 4)
+    with pytest.raises(ValueError, match=needle):
+        fit_demonstrations(build_q_network(3, 2, [4]), demos, **kwargs)
+
+
+def test_train_dmc_can_start_from_a_teacher(tmp_path: Path) -> None:
+    """``--algo dmc --imitation-games N --timesteps 0``: the Q-network fits the teacher's games
+    and is saved as it is; the run folder records the fit and the sidecar names the teacher."""
+    out = tmp_path / "run"
+    result = train(
+        "red7_v0", algo="dmc", timesteps=0, opponents="random", n_envs=8, seed=0, out=out, eval_games=4,
+        imitation_games=4, imitation_teacher="heuristic", progress=False, log=lambda _: None,
+        config_path=_config(tmp_path, {"imitation": {"opponents": "random", "epochs": 2, "workers": 1},
+                                       "dmc": {"net_arch": [16]}}),
+    )
+    assert result.timesteps == 0
+    rows = (out / "imitation.csv").read_text().splitlines()
+    assert rows[0] == "epoch,decisions,loss,heldout_accuracy,seconds" and len(rows) == 3
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["timesteps"] == 0 and summary["imitation_s"] > 0 and summary["updates"] == 0
+    sidecar = json.loads((out / "model.json").read_text())
+    assert sidecar["imitation"] == {"games": 4, "teacher": "heuristic", "opponents": "random"}
+    assert sidecar["algo"] == "dmc"
+    assert (out / "eval.csv").read_text().splitlines()[1].startswith("0,")
 
 
 def test_q_taken_equals_the_full_heads_column() -> None:
@@ -173,8 +267,9 @@ def test_dmc_config_checks() -> None:
         validate_config({**base, "algo": "dqn"})
     with pytest.raises(ValueError, match="engine vector"):
         validate_config({**base, "algo": "dmc", "engine": "aec"})
-    with pytest.raises(ValueError, match="imitation"):
-        validate_config({**base, "algo": "dmc", "engine": "vector", "imitation": {"games": 10}})
+    validate_config({**base, "algo": "dmc", "engine": "vector", "imitation": {"games": 10, "margin": 0.0}})
+    with pytest.raises(ValueError, match="imitation.margin"):
+        validate_config({**base, "algo": "dmc", "engine": "vector", "imitation": {"games": 10, "margin": -1}})
     with pytest.raises(ValueError, match="dmc.epsilon"):
         validate_config({**base, "dmc": {**base["dmc"], "epsilon": 1.5}})
     with pytest.raises(ValueError, match="unknown dmc setting 'lr'"):

@@ -59,12 +59,53 @@ def test_demonstrations_replay_the_teachers_games():
     assert set(np.unique(demos.returns)) <= {-1.0, 1.0}  # Red7 pays +-1 at the end of a game
 
 
+class _EngineSpy(_Spy):
+    """A spy that also reads, at each decision, its seat's return so far from the rules engine
+    (the env pays the changes of ``rules.returns``)."""
+
+    def __init__(self, agent, raw, seat):
+        super().__init__(agent)
+        self.raw, self.seat, self.so_far = raw, seat, []
+
+    def act(self, observation, mask):
+        self.so_far.append(float(self.raw.rules.returns(self.raw.game_state())[self.seat]))
+        return super().act(observation, mask)
+
+
+def test_demonstration_rewards_are_what_each_decision_earned():
+    """Gong Zhu played to -1000 pays each hand's points when the hand ends, so a seat earns
+    rewards between its decisions. Each row's reward is the engine's return for that seat at
+    its next decision (the game's end after the last) minus the return at this decision, read
+    from the engine directly; ``last`` marks one decision per game, and each game's rewards sum
+    to its return."""
+    options = {"game_end": -1000}
+    demos = collect_demonstrations("gongzhu_v0", options, teacher="heuristic", opponents="random", games=2,
+                                   seed=3, log=lambda _: None)
+    raw = make_raw_env("gongzhu_v0", options)
+    expected_rewards, expected_last = [], []
+    for game in range(2):
+        seat = game % 4
+        spy = _EngineSpy(make_agent("heuristic", raw, seed=3), raw, seat)
+        agents = [spy if s == seat else make_agent("random", raw, seed=3 + 1 + s) for s in range(4)]
+        record = play_game(raw, agents, DEMO_SEED_OFFSET + 100_000 * 3 + game)
+        so_far = [*spy.so_far, record.returns[seat]]
+        expected_rewards += [so_far[i + 1] - so_far[i] for i in range(len(spy.so_far))]
+        expected_last += [i == len(spy.so_far) - 1 for i in range(len(spy.so_far))]
+    assert np.allclose(demos.rewards, expected_rewards, atol=1e-5)
+    assert demos.last.tolist() == expected_last and int(demos.last.sum()) == 2
+    assert np.count_nonzero(demos.rewards[~demos.last]) > 0  # hands ended between decisions
+    ends = np.flatnonzero(demos.last)
+    starts = [0, ends[0] + 1]
+    for start, end in zip(starts, ends):
+        assert demos.rewards[start:end + 1].sum() == pytest.approx(demos.returns[start], abs=1e-4)
+
+
 def test_worker_processes_give_the_same_demonstrations():
     one = collect_demonstrations("red7_v0", teacher="heuristic", opponents="random", games=6, seed=1,
                                  log=lambda _: None)
     two = collect_demonstrations("red7_v0", teacher="heuristic", opponents="random", games=6, seed=1,
                                  workers=2, log=lambda _: None)
-    for field in ("observations", "masks", "actions", "returns"):
+    for field in ("observations", "masks", "actions", "returns", "rewards", "last"):
         assert np.array_equal(getattr(one, field), getattr(two, field)), field
 
 
@@ -97,7 +138,8 @@ def test_cloning_learns_a_rule_it_was_shown():
         keys = np.where(masks, preferred, actions + 1)  # the first legal preferred action
         best = keys.argmin(axis=1)
         returns = np.where(observations[:, 0] > 0.5, 1.0, -1.0).astype(np.float32)
-        return Demonstrations(observations, masks, best.astype(np.int64), returns, n)
+        return Demonstrations(observations, masks, best.astype(np.int64), returns, returns.copy(),
+                              np.ones(n, bool), n)
 
     train, fresh = sample(rows), sample(1000)
     policy = _policy(size, actions)
@@ -119,7 +161,7 @@ def test_cloning_learns_a_rule_it_was_shown():
 ])
 def test_bad_cloning_settings_are_named(kwargs, needle):
     demos = Demonstrations(np.zeros((4, 8), np.float32), np.ones((4, 8), bool), np.zeros(4, np.int64),
-                           np.zeros(4, np.float32), 1)
+                           np.zeros(4, np.float32), np.zeros(4, np.float32), np.ones(4, bool), 4)
     with pytest.raises(ValueError, match=needle):
         clone_policy(_policy(8, 8), demos, **kwargs)
 

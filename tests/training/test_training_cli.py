@@ -44,7 +44,6 @@ def _fails_with(capsys, argv, needle):
         (["eval", FIRST, "--agent", "random", "--vs", "random", "--games", "many"], "invalid int"),
         (["curve", "/no/such/run"], "no eval.csv"),
         (["train", "gongzhu_v0", "--algo", "dmc", "--engine", "aec"], "algo dmc trains on the batched"),
-        (["train", "gongzhu_v0", "--algo", "dmc", "--imitation-games", "5"], "does not apply to algo dmc"),
         (["train", "gongzhu_v0", "--algo", "dqn"], "invalid choice: 'dqn'"),
         (["train", "gongzhu_v0", "--algo", "dmc", "--backend", "rllib"], "--algo belongs to --backend sb3"),
     ],
