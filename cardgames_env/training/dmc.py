@@ -112,17 +112,14 @@ def epsilon_greedy(
 def returns_to_go(rewards: np.ndarray, gamma: float) -> np.ndarray:
     """Return ``G_t = r_t + gamma * G_{t+1}`` for every step of one episode (``G`` after the
     last step is 0)."""
-    out = np.empty(len(rewards), dtype=np.float64)
-    running = 0.0
-    for t in range(len(rewards) - 1, -1, -1):
-        running = float(rewards[t]) + gamma * running
-        out[t] = running
-    return out
+    last = np.zeros(len(rewards), dtype=bool)
+    last[-1:] = True
+    return demonstration_returns(rewards, last, gamma)
 
 
 def demonstration_returns(rewards: np.ndarray, last: np.ndarray, gamma: float) -> np.ndarray:
-    """Return each recorded decision's return-to-go: :func:`returns_to_go` of every game's
-    rewards, the games told apart by ``last`` (True on a game's final decision)."""
+    """Return each decision's return-to-go ``G_t = r_t + gamma * G_{t+1}``, where ``G`` after a
+    game's final decision (``last`` True) is 0: the decisions of several games in a row."""
     out = np.empty(len(rewards), dtype=np.float64)
     running = 0.0
     for t in range(len(rewards) - 1, -1, -1):
