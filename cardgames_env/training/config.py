@@ -84,11 +84,11 @@ DMC_KEYS = ("n_envs", "learning_rate", "batch_size", "epsilon", "gamma", "max_gr
 the exploration rate, the discount per learner decision, the gradient-norm clip and the
 Q-network's hidden widths."""
 IMITATION_KEYS = ("games", "teacher", "opponents", "epochs", "batch_size", "learning_rate", "value_coef",
-                  "margin", "workers")
+                  "margin", "anchor", "workers")
 """Settings of the ``imitation`` section (see :mod:`cardgames_env.training.imitation`): games the
 teacher plays before PPO or DMC (0: none), the teacher and opponent agent kinds, and the fit
 (``value_coef``: PPO's critic weight; ``margin``: DMC's large margin, in standard deviations of
-the returns)."""
+the returns; ``anchor``: the weight of the teacher's decisions' loss in each DMC update)."""
 RUN_KEYS = ("env", "options", "seed")
 """Keys a run's ``config.json`` records; a config file may hold them (so a run's file can be
 reused), and the command line decides their values."""
@@ -244,6 +244,7 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
     _number(imitation.get("learning_rate", 1e-3), "imitation.learning_rate", 0.0, None, strict=True)
     _number(imitation.get("value_coef", 0.5), "imitation.value_coef", 0.0, None)
     _number(imitation.get("margin", 0.5), "imitation.margin", 0.0, None)
+    _number(imitation.get("anchor", 1.0), "imitation.anchor", 0.0, None)
     for key in ("teacher", "opponents"):
         if not isinstance(imitation.get(key, "search"), str):
             raise ValueError(f"imitation.{key} must be an agent kind (a string), got {imitation.get(key)!r}")

@@ -144,6 +144,54 @@ def demonstration_loss(
     return torch.mean((taken - returns) ** 2) / scale**2 + torch.mean(best - taken) / scale
 
 
+class DemonstrationLoss:
+    """A teacher's recorded decisions ready for :func:`demonstration_loss`: their returns-to-go
+    (:func:`demonstration_returns`) and ``scale``, the returns' standard deviation (1 when they
+    are all equal), so that ``margin`` is in standard deviations of the returns.
+
+    Raises:
+        ValueError: for fewer than two decisions or a negative margin.
+    """
+
+    def __init__(self, demos: Demonstrations, gamma: float, margin: float):
+        import torch
+
+        if len(demos) < 2:
+            raise ValueError(f"imitation needs at least 2 recorded decisions, got {len(demos)}")
+        if margin < 0:
+            raise ValueError(f"imitation margin must be at least 0, got {margin}")
+        targets = demonstration_returns(demos.rewards, demos.last, gamma).astype(np.float32)
+        spread = float(targets.std())
+        self.scale = spread if spread > 1e-6 else 1.0
+        self.margin = margin
+        self.observations = torch.as_tensor(demos.observations)
+        self.masks = torch.as_tensor(demos.masks)
+        self.actions = torch.as_tensor(demos.actions)
+        self.targets = torch.as_tensor(targets)
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+    def __call__(self, network: Any, rows: np.ndarray) -> Any:
+        """The loss over the decisions ``rows`` (a torch scalar with its graph)."""
+        index = np.asarray(rows)
+        return demonstration_loss(network(self.observations[index]), self.masks[index], self.actions[index],
+                                  self.targets[index], self.margin, self.scale)
+
+    def accuracy(self, network: Any, rows: np.ndarray) -> float:
+        """Share of the decisions ``rows`` whose largest legal Q is the teacher's action."""
+        import torch
+
+        hits = 0
+        with torch.no_grad():
+            for first in range(0, len(rows), 4096):
+                index = np.asarray(rows[first:first + 4096])
+                q_values = network(self.observations[index])
+                legal = torch.where(self.masks[index], q_values, torch.full_like(q_values, -torch.inf))
+                hits += int((legal.argmax(dim=1) == self.actions[index]).sum())
+        return hits / max(len(rows), 1)
+
+
 def fit_demonstrations(
     network: Any,
     demos: Demonstrations,
@@ -158,13 +206,10 @@ def fit_demonstrations(
     seed: int = 0,
     log: Callable[[str], None] = print,
 ) -> list[dict[str, float]]:
-    """Fit the Q-network to a teacher's decisions, in place (:func:`demonstration_loss`).
+    """Fit the Q-network to a teacher's decisions, in place (:class:`DemonstrationLoss`).
 
-    The targets are the decisions' returns-to-go (:func:`demonstration_returns`); ``scale``
-    is their standard deviation (1 when they are all equal), so ``margin`` is in standard
-    deviations of the returns. A random ``validation`` share of the rows is held out; each epoch
-    reports the training loss and the held-out share of rows whose largest legal Q is the
-    teacher's action.
+    A random ``validation`` share of the rows is held out; each epoch reports the training loss
+    and the held-out share of rows whose largest legal Q is the teacher's action.
 
     Returns:
         One dict per epoch: ``epoch``, ``loss``, ``accuracy`` (held out), ``seconds``.
@@ -174,23 +219,12 @@ def fit_demonstrations(
     """
     import torch
 
-    if len(demos) < 2:
-        raise ValueError(f"imitation needs at least 2 recorded decisions, got {len(demos)}")
     for value, what in ((epochs, "epochs"), (batch_size, "batch_size"), (learning_rate, "learning_rate")):
         if value <= 0:
             raise ValueError(f"imitation {what} must be positive, got {value}")
-    if margin < 0:
-        raise ValueError(f"imitation margin must be at least 0, got {margin}")
-    targets = demonstration_returns(demos.rewards, demos.last, gamma).astype(np.float32)
-    spread = float(targets.std())
-    scale = spread if spread > 1e-6 else 1.0
+    loss_of = DemonstrationLoss(demos, gamma, margin)
     rng = np.random.default_rng(seed)
     held_rows, train_rows = split_rows(len(demos), validation, rng)
-
-    def tensors(rows: np.ndarray) -> tuple[Any, Any, Any, Any]:
-        return (torch.as_tensor(demos.observations[rows]), torch.as_tensor(demos.masks[rows]),
-                torch.as_tensor(demos.actions[rows]), torch.as_tensor(targets[rows]))
-
     optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
     history: list[dict[str, float]] = []
     for epoch in range(1, epochs + 1):
@@ -198,34 +232,20 @@ def fit_demonstrations(
         rng.shuffle(train_rows)
         total, count = 0.0, 0
         for first in range(0, len(train_rows), batch_size):
-            obs, mask, action, target = tensors(train_rows[first:first + batch_size])
-            loss = demonstration_loss(network(obs), mask, action, target, margin, scale)
+            rows = train_rows[first:first + batch_size]
+            loss = loss_of(network, rows)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
             optimizer.step()
-            total += float(loss.detach()) * len(action)
-            count += len(action)
-        accuracy = _greedy_accuracy(network, *tensors(held_rows)[:3]) if len(held_rows) else float("nan")
+            total += float(loss.detach()) * len(rows)
+            count += len(rows)
+        accuracy = loss_of.accuracy(network, held_rows) if len(held_rows) else float("nan")
         row = {"epoch": epoch, "loss": total / max(count, 1), "accuracy": accuracy,
                "seconds": time.perf_counter() - start}
         history.append(row)
         log(f"imitation epoch {epoch}/{epochs}: loss {row['loss']:.4f}, held-out accuracy {accuracy:.3f}")
     return history
-
-
-def _greedy_accuracy(network: Any, observations: Any, masks: Any, actions: Any) -> float:
-    """Share of rows whose largest legal Q is at ``actions``."""
-    import torch
-
-    with torch.no_grad():
-        hits = 0
-        for first in range(0, len(actions), 4096):
-            q_values = network(observations[first:first + 4096])
-            legal = masks[first:first + 4096]
-            best = torch.where(legal, q_values, torch.full_like(q_values, -torch.inf)).argmax(dim=1)
-            hits += int((best == actions[first:first + 4096]).sum())
-    return hits / max(len(actions), 1)
 
 
 class EpisodeStore:
@@ -289,16 +309,17 @@ class SampleQueue:
 
 
 def dmc_update(network: Any, optimizer: Any, batch: tuple[np.ndarray, np.ndarray, np.ndarray],
-               max_grad_norm: float) -> float:
+               max_grad_norm: float, anchor: Callable[[], Any] | None = None) -> float:
     """One optimizer step on ``mean (Q(s, a) - G)^2`` over a batch ``(observations, actions,
-    returns)``, the gradient norm clipped at ``max_grad_norm``; return the loss."""
+    returns)``, plus ``anchor()`` when given (a torch scalar: the teacher's decisions' loss), the
+    gradient norm clipped at ``max_grad_norm``; return the squared error."""
     import torch
 
     observations, actions, returns = batch
     prediction = q_taken(network, torch.as_tensor(observations), torch.as_tensor(actions))
     loss = torch.mean((prediction - torch.as_tensor(returns, dtype=torch.float32)) ** 2)
     optimizer.zero_grad()
-    loss.backward()
+    (loss + anchor() if anchor is not None else loss).backward()
     torch.nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
     optimizer.step()
     return float(loss.detach())
@@ -361,7 +382,7 @@ def train_dmc(
     steps = 0
     losses: list[float] = []
     start = time.perf_counter()
-    imitation_s = _imitate(network, env_name, options, settings, run, seed, log)
+    imitation_s, anchor = _imitate(network, env_name, options, settings, run, seed, log)
     tasks.curve.write(greedy_policy(network), 0)
     tick = time.perf_counter()
     observations = venv.reset()
@@ -379,7 +400,7 @@ def train_dmc(
         tock = time.perf_counter()
         rollout_s += tock - tick
         while queue.size >= batch_size:
-            losses.append(dmc_update(network, optimizer, queue.take(batch_size), clip))
+            losses.append(dmc_update(network, optimizer, queue.take(batch_size), clip, anchor))
         tick = time.perf_counter()
         update_s += tick - tock
         if tasks.run_due(network, steps):
@@ -418,23 +439,35 @@ def train_dmc(
 
 
 def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: Mapping[str, Any], run: Path,
-             seed: int, log: Callable[[str], None]) -> float:
+             seed: int, log: Callable[[str], None]) -> tuple[float, Callable[[], Any] | None]:
     """Fit ``network`` to the teacher's games when ``settings["imitation"]["games"] > 0``; write
-    ``imitation.csv``; return the seconds spent (0 without imitation)."""
+    ``imitation.csv``. Return the seconds spent (0 without imitation) and the anchor of the
+    Monte-Carlo updates: ``imitation.anchor`` times the loss of ``dmc.batch_size`` decisions of
+    the teacher drawn afresh at each call (``None`` without imitation or with weight 0)."""
     section = settings.get("imitation", {})
     start = time.perf_counter()
     demos = collect_for_run(env_name, options, section, seed, log)
     if demos is None:
-        return 0.0
+        return 0.0, None
     dmc = settings["dmc"]
+    gamma, margin = float(dmc["gamma"]), float(section.get("margin", 0.5))
     history = fit_demonstrations(
-        network, demos, gamma=float(dmc["gamma"]), margin=float(section.get("margin", 0.5)),
+        network, demos, gamma=gamma, margin=margin,
         epochs=int(section.get("epochs", 10)), batch_size=int(section.get("batch_size", 512)),
         learning_rate=float(section.get("learning_rate", 1e-3)), max_grad_norm=float(dmc["max_grad_norm"]),
         seed=seed, log=log,
     )
     write_history(run / IMITATION_CSV, history, len(demos))
-    return time.perf_counter() - start
+    weight = float(section.get("anchor", 1.0))
+    if weight <= 0:
+        return time.perf_counter() - start, None
+    loss_of, rows = DemonstrationLoss(demos, gamma, margin), int(dmc["batch_size"])
+    rng = np.random.default_rng([seed, 0xD3])
+
+    def anchor() -> Any:
+        return weight * loss_of(network, rng.integers(len(loss_of), size=rows))
+
+    return time.perf_counter() - start, anchor
 
 
 class _PeriodicTasks:
@@ -505,7 +538,8 @@ class _EvalLog:
 
 
 __all__ = [
-    "EpisodeStore", "SampleQueue", "build_q_network", "demonstration_loss", "demonstration_returns",
+    "DemonstrationLoss", "EpisodeStore", "SampleQueue", "build_q_network", "demonstration_loss",
+    "demonstration_returns",
     "dmc_update", "epsilon_greedy", "fit_demonstrations", "greedy_policy",
     "network_layers", "q_taken", "returns_to_go", "train_dmc",
 ]

@@ -16,6 +16,7 @@ from cardgames_env.agents.pretrained import NumpyPolicy, load_exported  # noqa: 
 from cardgames_env.registry import load  # noqa: E402
 from cardgames_env.training.config import load_config, validate_config  # noqa: E402
 from cardgames_env.training.dmc import (  # noqa: E402
+    DemonstrationLoss,
     EpisodeStore,
     SampleQueue,
     build_q_network,
@@ -98,6 +99,35 @@ def test_fitting_demonstrations_plays_the_teacher_with_values_on_the_returns_sca
     taken = q[np.arange(len(fresh)), fresh.actions]
     assert np.corrcoef(taken, fresh.returns)[0, 1] > 0.8
     assert np.abs(taken - fresh.returns).mean() < 1.5  # half the best constant's error (3)
+
+
+def test_the_anchor_keeps_the_teachers_moves_that_the_updates_alone_would_drop() -> None:
+    """The teacher plays action 0 of 4 in both kinds of observation and earns 1. After the fit,
+    Monte-Carlo updates see only action 0, with returns of -5: on their own they pull its Q below
+    the other actions' (which no update touches), so the greedy action leaves the teacher's;
+    with the anchor (the teacher's decisions' loss in every update) the margin keeps it."""
+    n = 400
+    observations = np.eye(2, dtype=np.float32)[np.arange(n) % 2]
+    demos = Demonstrations(observations, np.ones((n, 4), bool), np.zeros(n, np.int64), np.ones(n, np.float32),
+                           np.ones(n, np.float32), np.ones(n, bool), n)
+    loss_of = DemonstrationLoss(demos, 1.0, 0.5)
+    greedy = {}
+    for anchored in (False, True):
+        torch.manual_seed(0)
+        network = build_q_network(2, 4, [16])
+        fit_demonstrations(network, demos, epochs=40, batch_size=64, learning_rate=1e-2, validation=0.0,
+                           log=lambda _: None)
+        assert network(torch.eye(2)).argmax(dim=1).tolist() == [0, 0]
+        optimizer = torch.optim.Adam(network.parameters(), lr=1e-2)
+        rng = np.random.default_rng(0)
+        anchor = (lambda net=network, draw=rng: loss_of(net, draw.integers(n, size=64))) if anchored else None
+        for _ in range(200):
+            batch = (observations[:64], np.zeros(64, np.int64), np.full(64, -5.0))
+            squared_error = dmc_update(network, optimizer, batch, 40.0, anchor)
+        assert squared_error >= 0.0
+        greedy[anchored] = network(torch.eye(2)).argmax(dim=1).tolist()
+    assert greedy[True] == [0, 0]
+    assert 0 not in greedy[False]
 
 
 @pytest.mark.parametrize(("kwargs", "needle"), [
@@ -268,6 +298,8 @@ def test_dmc_config_checks() -> None:
     with pytest.raises(ValueError, match="engine vector"):
         validate_config({**base, "algo": "dmc", "engine": "aec"})
     validate_config({**base, "algo": "dmc", "engine": "vector", "imitation": {"games": 10, "margin": 0.0}})
+    with pytest.raises(ValueError, match="imitation.anchor"):
+        validate_config({**base, "imitation": {"anchor": -0.5}})
     with pytest.raises(ValueError, match="imitation.margin"):
         validate_config({**base, "algo": "dmc", "engine": "vector", "imitation": {"games": 10, "margin": -1}})
     with pytest.raises(ValueError, match="dmc.epsilon"):
