@@ -383,6 +383,8 @@ def train_dmc(
     losses: list[float] = []
     start = time.perf_counter()
     imitation_s, anchor = _imitate(network, env_name, options, settings, run, seed, log)
+    if source is not None:  # the teacher's fit, before any Monte-Carlo update
+        tasks.save(network, "checkpoints/model_0_steps", 0)
     tasks.curve.write(greedy_policy(network), 0)
     tick = time.perf_counter()
     observations = venv.reset()

@@ -161,6 +161,8 @@ def test_train_dmc_can_start_from_a_teacher(tmp_path: Path) -> None:
     assert sidecar["imitation"] == {"games": 4, "teacher": "heuristic", "opponents": "random"}
     assert sidecar["algo"] == "dmc"
     assert (out / "eval.csv").read_text().splitlines()[1].startswith("0,")
+    fitted = np.load(out / "checkpoints" / "model_0_steps.npz")  # the fit is kept as a checkpoint
+    assert all(np.array_equal(fitted[key], value) for key, value in np.load(out / "model.npz").items())
 
 
 def test_q_taken_equals_the_full_heads_column() -> None:
