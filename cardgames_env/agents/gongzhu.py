@@ -43,14 +43,13 @@ class GongZhuHeuristic:
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return the chosen card id."""
-        legal = [int(c) for c in legal_actions(action_mask)]
+        legal = legal_actions(action_mask).tolist()
         view = LAYOUT.view(observation)
-        hand = set(np.flatnonzero(view["hand"]).tolist())
-        pig_out = PIG not in hand and not view["played"][:, PIG].any()
-        trick = [int(c) for c in np.flatnonzero(view["trick"].any(axis=0))]
+        pig_out = not view["hand"][PIG] and not view["played"][:, PIG].any()
+        trick = view["trick"].any(axis=0).nonzero()[0].tolist()
         if not trick:
             return self._lead(legal, pig_out)
-        led = int(np.flatnonzero(view["led_suit"])[0])
+        led = int(view["led_suit"].nonzero()[0][0])
         return follow_card(legal, trick, led, pig_out)
 
     def _lead(self, legal: list[int], pig_out: bool) -> int:

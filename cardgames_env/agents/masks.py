@@ -14,7 +14,7 @@ MAX_ACTIONS_PER_MOVE = 64
 
 def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     """Return the legal action ids of a mask; raises ``ValueError`` if none is legal."""
-    legal = np.flatnonzero(action_mask)
+    legal = np.asarray(action_mask).reshape(-1).nonzero()[0]
     if legal.size == 0:
         raise ValueError("the action mask allows no action: this agent is not to move")
     return legal
