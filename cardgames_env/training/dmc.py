@@ -47,7 +47,7 @@ from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
 
 from .evaluate import MatchResult, evaluate, match_json
 from .export import Layers, linear_layer, write_policy
-from .imitation import Demonstrations, collect_for_run, imitation_source, split_rows, write_history
+from .imitation import Demonstrations, collect_for_run, fit_minibatches, imitation_source, write_history
 from .plots import EVAL_CSV, IMITATION_CSV, append_eval_log, plot_learning_curve, start_eval_log
 
 
@@ -217,35 +217,13 @@ def fit_demonstrations(
     Raises:
         ValueError: for fewer than two decisions or a non-positive setting.
     """
-    import torch
-
-    for value, what in ((epochs, "epochs"), (batch_size, "batch_size"), (learning_rate, "learning_rate")):
-        if value <= 0:
-            raise ValueError(f"imitation {what} must be positive, got {value}")
     loss_of = DemonstrationLoss(demos, gamma, margin)
-    rng = np.random.default_rng(seed)
-    held_rows, train_rows = split_rows(len(demos), validation, rng)
-    optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
-    history: list[dict[str, float]] = []
-    for epoch in range(1, epochs + 1):
-        start = time.perf_counter()
-        rng.shuffle(train_rows)
-        total, count = 0.0, 0
-        for first in range(0, len(train_rows), batch_size):
-            rows = train_rows[first:first + batch_size]
-            loss = loss_of(network, rows)
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
-            optimizer.step()
-            total += float(loss.detach()) * len(rows)
-            count += len(rows)
-        accuracy = loss_of.accuracy(network, held_rows) if len(held_rows) else float("nan")
-        row = {"epoch": epoch, "loss": total / max(count, 1), "accuracy": accuracy,
-               "seconds": time.perf_counter() - start}
-        history.append(row)
-        log(f"imitation epoch {epoch}/{epochs}: loss {row['loss']:.4f}, held-out accuracy {accuracy:.3f}")
-    return history
+    return fit_minibatches(
+        network, len(loss_of), lambda rows: loss_of(network, rows),
+        lambda rows: loss_of.accuracy(network, rows),
+        epochs=epochs, batch_size=batch_size, learning_rate=learning_rate, max_grad_norm=max_grad_norm,
+        validation=validation, seed=seed, log=log,
+    )
 
 
 class EpisodeStore:

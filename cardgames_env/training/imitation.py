@@ -259,41 +259,83 @@ def clone_policy(
     """
     import torch
 
-    if len(demos) < 2:
-        raise ValueError(f"imitation needs at least 2 recorded decisions, got {len(demos)}")
-    for value, what in ((epochs, "epochs"), (batch_size, "batch_size"), (learning_rate, "learning_rate")):
-        if value <= 0:
-            raise ValueError(f"imitation {what} must be positive, got {value}")
-    rng = np.random.default_rng(seed)
-    held_rows, train_rows = split_rows(len(demos), validation, rng)
-
     def tensors(rows: np.ndarray) -> tuple[Any, Any, Any, Any]:
         return (torch.as_tensor(demos.observations[rows]), torch.as_tensor(demos.masks[rows]),
                 torch.as_tensor(demos.actions[rows]), torch.as_tensor(demos.returns[rows]))
 
-    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
-    history: list[dict[str, float]] = []
+    def batch_loss(rows: np.ndarray) -> Any:
+        obs, mask, action, ret = tensors(rows)
+        values, log_prob, _ = policy.evaluate_actions(obs, action, action_masks=mask)
+        return -log_prob.mean() + value_coef * torch.mean((values.flatten() - ret) ** 2)
+
     policy.set_training_mode(True)
+    try:
+        return fit_minibatches(
+            policy, len(demos), batch_loss, lambda rows: _accuracy(policy, *tensors(rows)[:3]), epochs=epochs,
+            batch_size=batch_size, learning_rate=learning_rate, max_grad_norm=1.0, validation=validation,
+            seed=seed, log=log,
+        )
+    finally:
+        policy.set_training_mode(False)
+
+
+def fit_minibatches(
+    module: Any,
+    rows: int,
+    batch_loss: Callable[[np.ndarray], Any],
+    held_out_accuracy: Callable[[np.ndarray], float],
+    *,
+    epochs: int,
+    batch_size: int,
+    learning_rate: float,
+    max_grad_norm: float,
+    validation: float,
+    seed: int,
+    log: Callable[[str], None],
+) -> list[dict[str, float]]:
+    """Fit ``module``'s parameters with Adam to ``batch_loss(row_indices)`` (a torch scalar)
+    over ``rows`` recorded decisions: shuffled minibatches of ``batch_size`` for ``epochs``
+    epochs, the gradient norm clipped at ``max_grad_norm``. A random ``validation`` share of
+    the rows (:func:`split_rows`) is held out and scored by ``held_out_accuracy`` after each
+    epoch. The imitation fit of PPO (:func:`clone_policy`) and of DMC
+    (:func:`cardgames_env.training.dmc.fit_demonstrations`).
+
+    Returns:
+        One dict per epoch: ``epoch``, ``loss`` (the mean over training rows), ``accuracy``
+        (held out; NaN with nothing held out), ``seconds``.
+
+    Raises:
+        ValueError: for fewer than two rows or a non-positive setting.
+    """
+    import torch
+
+    if rows < 2:
+        raise ValueError(f"imitation needs at least 2 recorded decisions, got {rows}")
+    for value, what in ((epochs, "epochs"), (batch_size, "batch_size"), (learning_rate, "learning_rate")):
+        if value <= 0:
+            raise ValueError(f"imitation {what} must be positive, got {value}")
+    rng = np.random.default_rng(seed)
+    held_rows, train_rows = split_rows(rows, validation, rng)
+    optimizer = torch.optim.Adam(module.parameters(), lr=learning_rate)
+    history: list[dict[str, float]] = []
     for epoch in range(1, epochs + 1):
         start = time.perf_counter()
         rng.shuffle(train_rows)
         total, count = 0.0, 0
         for first in range(0, len(train_rows), batch_size):
-            obs, mask, action, ret = tensors(train_rows[first:first + batch_size])
-            values, log_prob, _ = policy.evaluate_actions(obs, action, action_masks=mask)
-            loss = -log_prob.mean() + value_coef * torch.mean((values.flatten() - ret) ** 2)
+            batch = train_rows[first:first + batch_size]
+            loss = batch_loss(batch)
             optimizer.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_(module.parameters(), max_grad_norm)
             optimizer.step()
-            total += loss.item() * len(action)
-            count += len(action)
-        accuracy = _accuracy(policy, *tensors(held_rows)[:3]) if len(held_rows) else float("nan")
+            total += loss.item() * len(batch)
+            count += len(batch)
+        accuracy = held_out_accuracy(held_rows) if len(held_rows) else float("nan")
         row = {"epoch": epoch, "loss": total / max(count, 1), "accuracy": accuracy,
                "seconds": time.perf_counter() - start}
         history.append(row)
         log(f"imitation epoch {epoch}/{epochs}: loss {row['loss']:.4f}, held-out accuracy {accuracy:.3f}")
-    policy.set_training_mode(False)
     return history
 
 
@@ -342,6 +384,6 @@ def _accuracy(policy: Any, obs: Any, mask: Any, action: Any) -> float:
 
 __all__ = [
     "DEMO_SEED_OFFSET", "Demonstrations", "clone_policy", "collect_demonstrations", "collect_for_run",
-    "imitation_source",
+    "fit_minibatches", "imitation_source",
     "split_rows", "write_history",
 ]
