@@ -194,10 +194,8 @@ class DemonstrationLoss:
 
 def fit_demonstrations(
     network: Any,
-    demos: Demonstrations,
+    loss_of: DemonstrationLoss,
     *,
-    gamma: float = 1.0,
-    margin: float = 0.5,
     epochs: int = 10,
     batch_size: int = 512,
     learning_rate: float = 1e-3,
@@ -206,7 +204,8 @@ def fit_demonstrations(
     seed: int = 0,
     log: Callable[[str], None] = print,
 ) -> list[dict[str, float]]:
-    """Fit the Q-network to a teacher's decisions, in place (:class:`DemonstrationLoss`).
+    """Fit the Q-network to a teacher's decisions, in place: minimise ``loss_of`` (the
+    decisions with their returns-to-go, scale and margin).
 
     A random ``validation`` share of the rows is held out; each epoch reports the training loss
     and the held-out share of rows whose largest legal Q is the teacher's action.
@@ -215,9 +214,8 @@ def fit_demonstrations(
         One dict per epoch: ``epoch``, ``loss``, ``accuracy`` (held out), ``seconds``.
 
     Raises:
-        ValueError: for fewer than two decisions or a non-positive setting.
+        ValueError: for a non-positive setting.
     """
-    loss_of = DemonstrationLoss(demos, gamma, margin)
     return fit_minibatches(
         network, len(loss_of), lambda rows: loss_of(network, rows),
         lambda rows: loss_of.accuracy(network, rows),
@@ -430,9 +428,9 @@ def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: 
     if demos is None:
         return 0.0, None
     dmc = settings["dmc"]
-    gamma, margin = float(dmc["gamma"]), float(section.get("margin", 0.5))
+    loss_of = DemonstrationLoss(demos, float(dmc["gamma"]), float(section.get("margin", 0.5)))
     history = fit_demonstrations(
-        network, demos, gamma=gamma, margin=margin,
+        network, loss_of,
         epochs=int(section.get("epochs", 10)), batch_size=int(section.get("batch_size", 512)),
         learning_rate=float(section.get("learning_rate", 1e-3)), max_grad_norm=float(dmc["max_grad_norm"]),
         seed=seed, log=log,
@@ -441,7 +439,7 @@ def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: 
     weight = float(section.get("anchor", 1.0))
     if weight <= 0:
         return time.perf_counter() - start, None
-    loss_of, rows = DemonstrationLoss(demos, gamma, margin), int(dmc["batch_size"])
+    rows = int(dmc["batch_size"])
     rng = np.random.default_rng([seed, 0xD3])
 
     def anchor() -> Any:

@@ -88,8 +88,8 @@ def test_fitting_demonstrations_plays_the_teacher_with_values_on_the_returns_sca
 
     train_rows, fresh = sample(4000), sample(1000)
     network = build_q_network(size, actions, [64])
-    history = fit_demonstrations(network, train_rows, epochs=30, batch_size=128, learning_rate=3e-3,
-                                 log=lambda _: None)
+    history = fit_demonstrations(network, DemonstrationLoss(train_rows, 1.0, 0.5), epochs=30, batch_size=128,
+                                 learning_rate=3e-3, log=lambda _: None)
     assert history[-1]["loss"] < history[0]["loss"] and history[-1]["accuracy"] > 0.8
     with torch.no_grad():
         q = network(torch.as_tensor(fresh.observations)).numpy()
@@ -115,7 +115,7 @@ def test_the_anchor_keeps_the_teachers_moves_that_the_updates_alone_would_drop()
     for anchored in (False, True):
         torch.manual_seed(0)
         network = build_q_network(2, 4, [16])
-        fit_demonstrations(network, demos, epochs=40, batch_size=64, learning_rate=1e-2, validation=0.0,
+        fit_demonstrations(network, loss_of, epochs=40, batch_size=64, learning_rate=1e-2, validation=0.0,
                            log=lambda _: None)
         assert network(torch.eye(2)).argmax(dim=1).tolist() == [0, 0]
         optimizer = torch.optim.Adam(network.parameters(), lr=1e-2)
@@ -138,8 +138,10 @@ def test_the_anchor_keeps_the_teachers_moves_that_the_updates_alone_would_drop()
 def test_bad_fit_settings_are_named(kwargs: dict, needle: str) -> None:
     demos = Demonstrations(np.zeros((4, 3), np.float32), np.ones((4, 2), bool), np.zeros(4, np.int64),
                            np.zeros(4, np.float32), np.zeros(4, np.float32), np.ones(4, bool), 4)
+    settings = {key: value for key, value in kwargs.items() if key != "margin"}
     with pytest.raises(ValueError, match=needle):
-        fit_demonstrations(build_q_network(3, 2, [4]), demos, **kwargs)
+        loss_of = DemonstrationLoss(demos, 1.0, kwargs.get("margin", 0.5))
+        fit_demonstrations(build_q_network(3, 2, [4]), loss_of, **settings)
 
 
 def test_train_dmc_can_start_from_a_teacher(tmp_path: Path) -> None:
