@@ -22,7 +22,8 @@ DouZero's learning rule, on :class:`~cardgames_env.training.vector_env.VectorTra
   (:func:`fit_demonstrations`): the teacher's action's Q to the Monte-Carlo return it earned,
   and every other legal action's Q at least a margin below it (the large-margin loss of Deep
   Q-learning from Demonstrations, Hester et al. 2018). The greedy policy then plays the
-  teacher's moves, with Q-values on the returns' scale for the Monte-Carlo updates to refine.
+  teacher's moves wherever the fit learned them, with Q-values on the returns' scale for the
+  Monte-Carlo updates to refine; every update keeps a share of that loss (the anchor).
 
 One learner seat per game, opponents from the same pool as PPO's (random, heuristic, self-play
 snapshots, which are this run's own exported policies). The run folder mirrors PPO's:
