@@ -84,11 +84,16 @@ DMC_KEYS = ("n_envs", "learning_rate", "batch_size", "epsilon", "gamma", "max_gr
 the exploration rate, the discount per learner decision, the gradient-norm clip and the
 Q-network's hidden widths."""
 IMITATION_KEYS = ("games", "teacher", "opponents", "epochs", "batch_size", "learning_rate", "value_coef",
-                  "margin", "anchor", "workers")
+                  "margin", "anchor", "dmc_start", "prior_weight", "workers")
 """Settings of the ``imitation`` section (see :mod:`cardgames_env.training.imitation`): games the
 teacher plays before PPO or DMC (0: none), the teacher and opponent agent kinds, and the fit
-(``value_coef``: PPO's critic weight; ``margin``: DMC's large margin, in standard deviations of
-the returns; ``anchor``: the weight of the teacher's decisions' loss in each DMC update)."""
+(``value_coef``: PPO's critic weight). DMC's start (``dmc_start``): ``"prior"``, a frozen clone
+of the teacher whose logits, times ``prior_weight`` standard deviations of the teacher's returns,
+add to the learned Q-values; or ``"fit"``, the Q-network fits the teacher itself (``margin``: the
+large margin, in standard deviations of the returns; ``anchor``: the weight of the teacher's
+decisions' loss in each update)."""
+DMC_STARTS = ("prior", "fit")
+"""Values of ``imitation.dmc_start``: how a DMC run starts from the teacher's games."""
 RUN_KEYS = ("env", "options", "seed")
 """Keys a run's ``config.json`` records; a config file may hold them (so a run's file can be
 reused), and the command line decides their values."""
@@ -245,6 +250,8 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
     _number(imitation.get("value_coef", 0.5), "imitation.value_coef", 0.0, None)
     _number(imitation.get("margin", 0.5), "imitation.margin", 0.0, None)
     _number(imitation.get("anchor", 1.0), "imitation.anchor", 0.0, None)
+    _number(imitation.get("prior_weight", 0.1), "imitation.prior_weight", 0.0, None)
+    _choice(imitation.get("dmc_start", "prior"), "imitation.dmc_start", DMC_STARTS)
     for key in ("teacher", "opponents"):
         if not isinstance(imitation.get(key, "search"), str):
             raise ValueError(f"imitation.{key} must be an agent kind (a string), got {imitation.get(key)!r}")

@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
 
 from .evaluate import MatchResult, evaluate, match_json
-from .export import Layers, linear_layer, write_policy
+from .export import Layers, linear_layer, sum_of_networks, write_policy
 from .imitation import Demonstrations, collect_for_run, fit_minibatches, imitation_source, write_history
 from .plots import EVAL_CSV, IMITATION_CSV, append_eval_log, plot_learning_curve, start_eval_log
 
@@ -87,8 +88,45 @@ def network_layers(network: Any) -> Layers:
 
 def greedy_policy(network: Any) -> NumpyPolicy:
     """Return the network's greedy policy (largest legal Q) as a :class:`NumpyPolicy`."""
-    layers = network_layers(network)
-    return NumpyPolicy([w for w, _ in layers[:-1]], [b for _, b in layers[:-1]], *layers[-1])
+    return ActingScores(network).policy()
+
+
+class ActingScores:
+    """What the DMC learner acts on: ``Q(s, ·)``, plus ``weight`` times a frozen prior's logits
+    when the run starts from a teacher's prior (``imitation.dmc_start`` ``"prior"``).
+
+    The greedy policy takes the legal action with the largest score. With a prior that is the
+    greedy action of ``Q(s, a) + weight * log pi(a | s)`` (the softmax's normaliser is the same
+    for every action of a state), so the prior decides where the learned values are close and
+    the values decide where they differ by more than the prior's confidence. The policy saved
+    is one MLP computing exactly these scores (:func:`~cardgames_env.training.export.sum_of_networks`).
+    """
+
+    def __init__(self, network: Any, prior: Any = None, weight: float = 0.0):
+        self.network, self.prior, self.weight = network, prior, float(weight)
+
+    def __call__(self, observations: np.ndarray) -> np.ndarray:
+        """Return the scores of a batch of observations (rows), without gradients."""
+        import torch
+
+        with torch.no_grad():
+            batch = torch.as_tensor(observations)
+            scores = self.network(batch)
+            if self.prior is not None:
+                scores = scores + self.weight * self.prior(batch)
+            return np.asarray(scores.numpy())
+
+    def layers(self) -> Layers:
+        """The layers of one MLP that computes the scores (the Q-network's, without a prior)."""
+        layers = network_layers(self.network)
+        if self.prior is None:
+            return layers
+        return sum_of_networks(layers, network_layers(self.prior), self.weight)
+
+    def policy(self) -> NumpyPolicy:
+        """The greedy policy on the scores, as a :class:`NumpyPolicy`."""
+        layers = self.layers()
+        return NumpyPolicy([w for w, _ in layers[:-1]], [b for _, b in layers[:-1]], *layers[-1])
 
 
 def epsilon_greedy(
@@ -145,26 +183,24 @@ def demonstration_loss(
     return torch.mean((taken - returns) ** 2) / scale**2 + torch.mean(best - taken) / scale
 
 
-class DemonstrationLoss:
-    """A teacher's recorded decisions ready for :func:`demonstration_loss`: their returns-to-go
-    (:func:`demonstration_returns`) and ``scale``, the returns' standard deviation (1 when they
-    are all equal), so that ``margin`` is in standard deviations of the returns.
+class TeacherDecisions:
+    """A teacher's recorded decisions as tensors: observations, masks, the teacher's actions
+    and their returns-to-go (:func:`demonstration_returns`), with ``scale``, the returns'
+    standard deviation (1 when they are all equal). Subclasses add the loss a fit minimises
+    (``__call__(network, rows)``).
 
     Raises:
-        ValueError: for fewer than two decisions or a negative margin.
+        ValueError: for fewer than two decisions.
     """
 
-    def __init__(self, demos: Demonstrations, gamma: float, margin: float):
+    def __init__(self, demos: Demonstrations, gamma: float):
         import torch
 
         if len(demos) < 2:
             raise ValueError(f"imitation needs at least 2 recorded decisions, got {len(demos)}")
-        if margin < 0:
-            raise ValueError(f"imitation margin must be at least 0, got {margin}")
         targets = demonstration_returns(demos.rewards, demos.last, gamma).astype(np.float32)
         spread = float(targets.std())
         self.scale = spread if spread > 1e-6 else 1.0
-        self.margin = margin
         self.observations = torch.as_tensor(demos.observations)
         self.masks = torch.as_tensor(demos.masks)
         self.actions = torch.as_tensor(demos.actions)
@@ -175,12 +211,10 @@ class DemonstrationLoss:
 
     def __call__(self, network: Any, rows: np.ndarray) -> Any:
         """The loss over the decisions ``rows`` (a torch scalar with its graph)."""
-        index = np.asarray(rows)
-        return demonstration_loss(network(self.observations[index]), self.masks[index], self.actions[index],
-                                  self.targets[index], self.margin, self.scale)
+        raise NotImplementedError
 
     def accuracy(self, network: Any, rows: np.ndarray) -> float:
-        """Share of the decisions ``rows`` whose largest legal Q is the teacher's action."""
+        """Share of the decisions ``rows`` whose largest legal output is the teacher's action."""
         import torch
 
         hits = 0
@@ -193,9 +227,45 @@ class DemonstrationLoss:
         return hits / max(len(rows), 1)
 
 
+class DemonstrationLoss(TeacherDecisions):
+    """The teacher's decisions with :func:`demonstration_loss`, ``margin`` in units of
+    ``scale``: the fit of the Q-network itself (``imitation.dmc_start`` ``"fit"``).
+
+    Raises:
+        ValueError: for fewer than two decisions or a negative margin.
+    """
+
+    def __init__(self, demos: Demonstrations, gamma: float, margin: float):
+        if margin < 0:
+            raise ValueError(f"imitation margin must be at least 0, got {margin}")
+        super().__init__(demos, gamma)
+        self.margin = margin
+
+    def __call__(self, network: Any, rows: np.ndarray) -> Any:
+        """The loss over the decisions ``rows`` (a torch scalar with its graph)."""
+        index = np.asarray(rows)
+        return demonstration_loss(network(self.observations[index]), self.masks[index], self.actions[index],
+                                  self.targets[index], self.margin, self.scale)
+
+
+class CloneLoss(TeacherDecisions):
+    """The teacher's decisions with the cross-entropy of the teacher's action under the
+    network's softmax over the legal actions: the fit of the prior (``imitation.dmc_start``
+    ``"prior"``), the loss of PPO's clone without its critic."""
+
+    def __call__(self, network: Any, rows: np.ndarray) -> Any:
+        """The mean cross-entropy over the decisions ``rows`` (a torch scalar with its graph)."""
+        import torch
+
+        index = np.asarray(rows)
+        logits = network(self.observations[index])
+        legal = torch.where(self.masks[index], logits, torch.full_like(logits, -torch.inf))
+        return torch.nn.functional.cross_entropy(legal, self.actions[index])
+
+
 def fit_demonstrations(
     network: Any,
-    loss_of: DemonstrationLoss,
+    loss_of: TeacherDecisions,
     *,
     epochs: int = 10,
     batch_size: int = 512,
@@ -205,11 +275,11 @@ def fit_demonstrations(
     seed: int = 0,
     log: Callable[[str], None] = print,
 ) -> list[dict[str, float]]:
-    """Fit the Q-network to a teacher's decisions, in place: minimise ``loss_of`` (the
-    decisions with their returns-to-go, scale and margin).
+    """Fit ``network`` to a teacher's decisions, in place: minimise ``loss_of`` (the decisions
+    with their loss: :class:`DemonstrationLoss` for the Q-network, :class:`CloneLoss` for a prior).
 
     A random ``validation`` share of the rows is held out; each epoch reports the training loss
-    and the held-out share of rows whose largest legal Q is the teacher's action.
+    and the held-out share of rows whose largest legal output is the teacher's action.
 
     Returns:
         One dict per epoch: ``epoch``, ``loss``, ``accuracy`` (held out), ``seconds``.
@@ -359,16 +429,18 @@ def train_dmc(
     steps = 0
     losses: list[float] = []
     start = time.perf_counter()
-    imitation_s, anchor = _imitate(network, env_name, options, settings, run, seed, log)
+    start_from = _imitate(network, env_name, options, settings, run, seed, log)
+    imitation_s, anchor = start_from.seconds, start_from.anchor
+    scores = ActingScores(network, start_from.prior, start_from.prior_weight)
+    if start_from.prior is not None:
+        tasks.fields["prior_weight"] = start_from.prior_weight
     if source is not None:  # the teacher's fit, before any Monte-Carlo update
-        tasks.save(network, "checkpoints/model_0_steps", 0)
-    tasks.curve.write(greedy_policy(network), 0)
+        tasks.save(scores, "checkpoints/model_0_steps", 0)
+    tasks.curve.write(scores.policy(), 0)
     tick = time.perf_counter()
     observations = venv.reset()
     while steps < total:
-        with torch.no_grad():
-            q_values = network(torch.as_tensor(observations)).numpy()
-        actions = epsilon_greedy(q_values, venv.action_masks(), epsilon, rng)
+        actions = epsilon_greedy(scores(observations), venv.action_masks(), epsilon, rng)
         venv.step_async(actions)
         following, rewards, dones, _ = venv.step_wait()
         finished = store.add(observations, actions, rewards, dones)
@@ -382,7 +454,7 @@ def train_dmc(
             losses.append(dmc_update(network, optimizer, queue.take(batch_size), clip, anchor))
         tick = time.perf_counter()
         update_s += tick - tock
-        if tasks.run_due(network, steps):
+        if tasks.run_due(scores, steps):
             tick = time.perf_counter()  # evaluations and saves stay out of the throughput
     wall = time.perf_counter() - start
     train_s = max(rollout_s + update_s, 1e-9)
@@ -390,8 +462,8 @@ def train_dmc(
         f"{steps / train_s:.0f} learner steps/s, "
         f"{venv.env_steps / train_s:.0f} env steps/s (learner and opponents), updates included "
         f"({len(losses)} updates, {update_s:.1f} s), evaluations and saves excluded")
-    model_path, _ = tasks.save(network, Path(POLICY_FILE).stem, steps)
-    policy = greedy_policy(network)
+    model_path, _ = tasks.save(scores, Path(POLICY_FILE).stem, steps)
+    policy = scores.policy()
     tasks.curve.write(policy, steps)
     chart = plot_learning_curve(run)
     evals = settings["eval"]
@@ -417,36 +489,70 @@ def train_dmc(
     return summary, results
 
 
+@dataclass
+class TeacherStart:
+    """How a DMC run starts from a teacher's games (:func:`_imitate`): the seconds it took, the
+    anchor of the Monte-Carlo updates (``dmc_start`` ``"fit"``), or the frozen prior and its
+    weight in the acting scores (``dmc_start`` ``"prior"``)."""
+
+    seconds: float = 0.0
+    anchor: Callable[[], Any] | None = None
+    prior: Any = None
+    prior_weight: float = 0.0
+
+
 def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: Mapping[str, Any], run: Path,
-             seed: int, log: Callable[[str], None]) -> tuple[float, Callable[[], Any] | None]:
-    """Fit ``network`` to the teacher's games when ``settings["imitation"]["games"] > 0``; write
-    ``imitation.csv``. Return the seconds spent (0 without imitation) and the anchor of the
-    Monte-Carlo updates: ``imitation.anchor`` times the loss of ``dmc.batch_size`` decisions of
-    the teacher drawn afresh at each call (``None`` without imitation or with weight 0)."""
+             seed: int, log: Callable[[str], None]) -> TeacherStart:
+    """Start ``network`` from the teacher's games when ``settings["imitation"]["games"] > 0``;
+    write ``imitation.csv``. Without imitation: nothing (``TeacherStart()``).
+
+    * ``dmc_start`` ``"prior"`` (the default): a second network of the same shape fits the
+      teacher's moves (:class:`CloneLoss`) and stays frozen as the prior, weighted by
+      ``imitation.prior_weight`` standard deviations of the teacher's returns; the Q-network's
+      head starts at zero, so the run starts from the prior's moves.
+    * ``"fit"``: the Q-network itself fits the teacher's decisions (:class:`DemonstrationLoss`),
+      and every update adds ``imitation.anchor`` times that loss over ``dmc.batch_size``
+      decisions of the teacher drawn afresh (no anchor with weight 0).
+    """
+    import torch
+
     section = settings.get("imitation", {})
     start = time.perf_counter()
     demos = collect_for_run(env_name, options, section, seed, log)
     if demos is None:
-        return 0.0, None
+        return TeacherStart()
     dmc = settings["dmc"]
-    loss_of = DemonstrationLoss(demos, float(dmc["gamma"]), float(section.get("margin", 0.5)))
+    prior_start = str(section.get("dmc_start", "prior")) == "prior"
+    gamma = float(dmc["gamma"])
+    loss_of: TeacherDecisions = (CloneLoss(demos, gamma) if prior_start else
+                                 DemonstrationLoss(demos, gamma, float(section.get("margin", 0.5))))
+    linears = [module for module in network if isinstance(module, torch.nn.Linear)]
+    fitted = (build_q_network(linears[0].in_features, linears[-1].out_features,
+                              [layer.out_features for layer in linears[:-1]]) if prior_start else network)
     history = fit_demonstrations(
-        network, loss_of,
+        fitted, loss_of,
         epochs=int(section.get("epochs", 10)), batch_size=int(section.get("batch_size", 512)),
         learning_rate=float(section.get("learning_rate", 1e-3)), max_grad_norm=float(dmc["max_grad_norm"]),
         seed=seed, log=log,
     )
     write_history(run / IMITATION_CSV, history, len(demos))
-    weight = float(section.get("anchor", 1.0))
-    if weight <= 0:
-        return time.perf_counter() - start, None
+    if prior_start:
+        fitted.requires_grad_(False)
+        with torch.no_grad():  # Q = 0 everywhere: the first moves are the prior's
+            linears[-1].weight.zero_()
+            linears[-1].bias.zero_()
+        weight = float(section.get("prior_weight", 0.1)) * loss_of.scale
+        return TeacherStart(time.perf_counter() - start, prior=fitted, prior_weight=weight)
+    anchor_weight = float(section.get("anchor", 1.0))
+    if anchor_weight <= 0:
+        return TeacherStart(time.perf_counter() - start)
     rows = int(dmc["batch_size"])
     rng = np.random.default_rng([seed, 0xD3])
 
     def anchor() -> Any:
-        return weight * loss_of(network, rng.integers(len(loss_of), size=rows))
+        return anchor_weight * loss_of(network, rng.integers(len(loss_of), size=rows))
 
-    return time.perf_counter() - start, anchor
+    return TeacherStart(time.perf_counter() - start, anchor=anchor)
 
 
 class _PeriodicTasks:
@@ -479,22 +585,21 @@ class _PeriodicTasks:
                 self.next[key] = (steps // self.every[key] + 1) * self.every[key]
         return due
 
-    def run_due(self, network: Any, steps: int) -> bool:
+    def run_due(self, scores: ActingScores, steps: int) -> bool:
         """Run the tasks due at ``steps``; return whether any ran."""
         due = self.due(steps)
         if "eval" in due:
-            self.curve.write(greedy_policy(network), steps)
+            self.curve.write(scores.policy(), steps)
         if "checkpoint" in due:
-            self.save(network, f"checkpoints/model_{steps}_steps", steps)
+            self.save(scores, f"checkpoints/model_{steps}_steps", steps)
         if "snapshot" in due:
-            npz, _ = self.save(network, f"snapshots/snapshot_{steps}", steps)
+            npz, _ = self.save(scores, f"snapshots/snapshot_{steps}", steps)
             self.venv.add_opponent(str(npz.resolve()))
         return bool(due)
 
-    def save(self, network: Any, stem: str, steps: int) -> tuple[Path, Path]:
+    def save(self, scores: ActingScores, stem: str, steps: int) -> tuple[Path, Path]:
         """Save the greedy policy as ``run/stem.npz`` + ``.json``; return the two paths."""
-        layers = network_layers(network)
-        return write_policy(self.run / stem, layers, self.probe, timesteps=steps, **self.fields)
+        return write_policy(self.run / stem, scores.layers(), self.probe, timesteps=steps, **self.fields)
 
 
 class _EvalLog:
@@ -517,7 +622,8 @@ class _EvalLog:
 
 
 __all__ = [
-    "DemonstrationLoss", "EpisodeStore", "SampleQueue", "build_q_network", "demonstration_loss",
+    "ActingScores", "CloneLoss", "DemonstrationLoss", "EpisodeStore", "SampleQueue", "TeacherDecisions",
+    "TeacherStart", "build_q_network", "demonstration_loss",
     "demonstration_returns",
     "dmc_update", "epsilon_greedy", "fit_demonstrations", "greedy_policy",
     "network_layers", "q_taken", "returns_to_go", "train_dmc",

@@ -71,6 +71,36 @@ def linear_layer(layer: Any) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(weight), layer.bias.detach().cpu().numpy().astype(np.float32)
 
 
+def sum_of_networks(first: Layers, second: Layers, weight: float) -> Layers:
+    """Return the layers of one tanh MLP whose output is ``first``'s plus ``weight`` times
+    ``second``'s, for two tanh MLPs of the same depth that read the same input.
+
+    The hidden layers sit side by side (the first hidden layer's weights side by side, the later
+    ones block-diagonal, so each half reads only its own half), and the heads are stacked, the
+    second's scaled by ``weight``. The result's hidden widths are the sums of the two networks'.
+
+    Raises:
+        ValueError: when the networks differ in depth, input size or number of outputs.
+    """
+    if len(first) != len(second):
+        raise ValueError(f"the networks differ in depth: {len(first)} and {len(second)} layers")
+    if first[0][0].shape[0] != second[0][0].shape[0] or first[-1][0].shape[1] != second[-1][0].shape[1]:
+        raise ValueError(f"the networks map {first[0][0].shape[0]} -> {first[-1][0].shape[1]} and "
+                         f"{second[0][0].shape[0]} -> {second[-1][0].shape[1]} values")
+    layers: Layers = []
+    for depth, ((w1, b1), (w2, b2)) in enumerate(zip(first, second)):
+        if depth == len(first) - 1:  # the heads: one output, the sum
+            weights, bias = np.vstack([w1, weight * w2]), b1 + weight * b2
+        elif depth == 0:  # both read the whole input
+            weights, bias = np.hstack([w1, w2]), np.concatenate([b1, b2])
+        else:
+            weights = np.zeros((w1.shape[0] + w2.shape[0], w1.shape[1] + w2.shape[1]))
+            weights[:w1.shape[0], :w1.shape[1]], weights[w1.shape[0]:, w1.shape[1]:] = w1, w2
+            bias = np.concatenate([b1, b2])
+        layers.append((weights.astype(np.float32), bias.astype(np.float32)))
+    return layers
+
+
 def export_policy(
     run_or_zip: str | Path,
     dest_stem: str | Path,
@@ -197,5 +227,5 @@ def _write_pair(dest_stem: str | Path, data: bytes, sidecar: dict[str, Any]) -> 
 
 __all__ = [
     "DTYPES", "Layers", "actor_layers", "encode_policy", "export_policy", "linear_layer", "policy_sidecar",
-    "write_policy",
+    "sum_of_networks", "write_policy",
 ]

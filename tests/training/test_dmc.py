@@ -16,6 +16,8 @@ from cardgames_env.agents.pretrained import NumpyPolicy, load_exported  # noqa: 
 from cardgames_env.registry import load  # noqa: E402
 from cardgames_env.training.config import load_config, validate_config  # noqa: E402
 from cardgames_env.training.dmc import (  # noqa: E402
+    ActingScores,
+    CloneLoss,
     DemonstrationLoss,
     EpisodeStore,
     SampleQueue,
@@ -31,7 +33,7 @@ from cardgames_env.training.dmc import (  # noqa: E402
     returns_to_go,
 )
 from cardgames_env.training.evaluate import evaluate  # noqa: E402
-from cardgames_env.training.export import export_policy, write_policy  # noqa: E402
+from cardgames_env.training.export import export_policy, sum_of_networks, write_policy  # noqa: E402
 from cardgames_env.training.imitation import Demonstrations  # noqa: E402
 from cardgames_env.training.train import train  # noqa: E402
 from cardgames_env.training.vector_env import VectorTrainingEnv  # noqa: E402
@@ -144,14 +146,104 @@ def test_bad_fit_settings_are_named(kwargs: dict, needle: str) -> None:
         fit_demonstrations(build_q_network(3, 2, [4]), loss_of, **settings)
 
 
-def test_train_dmc_can_start_from_a_teacher(tmp_path: Path) -> None:
-    """``--algo dmc --imitation-games N --timesteps 0``: the Q-network fits the teacher's games
-    and is saved as it is; the run folder records the fit and the sidecar names the teacher."""
+def test_clone_loss_worked_by_hand() -> None:
+    """Logits (0, ln 3, 50) with action 2 illegal: the legal softmax is (1/4, 3/4), so the
+    cross-entropy is -ln(3/4) for the teacher's action 1 and -ln(1/4) for action 0; the two rows
+    together average them."""
+    demos = Demonstrations(np.eye(2, dtype=np.float32), np.array([[True, True, False]] * 2),
+                           np.array([1, 0]), np.zeros(2, np.float32), np.zeros(2, np.float32),
+                           np.ones(2, bool), 2)
+    loss_of = CloneLoss(demos, 1.0)
+
+    def logits(observations: torch.Tensor) -> torch.Tensor:
+        return torch.tensor([[0.0, float(np.log(3.0)), 50.0]]).repeat(len(observations), 1)
+
+    assert float(loss_of(logits, np.array([0]))) == pytest.approx(-np.log(0.75))
+    assert float(loss_of(logits, np.array([1]))) == pytest.approx(-np.log(0.25))
+    assert float(loss_of(logits, np.array([0, 1]))) == pytest.approx(-(np.log(0.75) + np.log(0.25)) / 2)
+    assert loss_of.accuracy(logits, np.array([0, 1])) == 0.5  # the legal argmax is action 1
+
+
+def test_the_clone_loss_fit_plays_the_teacher() -> None:
+    """The teacher plays the legal action named by the first observation feature above 0.5: a
+    network fitted with the cross-entropy plays it on fresh inputs far more often than chance."""
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    size = actions = 8
+
+    def sample(n: int) -> Demonstrations:
+        observations = rng.random((n, size), dtype=np.float32)
+        masks = rng.random((n, actions)) < 0.6
+        masks[np.arange(n), rng.integers(actions, size=n)] = True
+        preferred = np.where(observations > 0.5, np.arange(size), actions)
+        best = np.where(masks, preferred, actions + 1).argmin(axis=1)
+        zeros = np.zeros(n, np.float32)
+        return Demonstrations(observations, masks, best.astype(np.int64), zeros, zeros, np.ones(n, bool), n)
+
+    train_rows, fresh = sample(4000), sample(1000)
+    network = build_q_network(size, actions, [64])
+    history = fit_demonstrations(network, CloneLoss(train_rows, 1.0), epochs=30, batch_size=128,
+                                 learning_rate=3e-3, log=lambda _: None)
+    assert history[-1]["loss"] < history[0]["loss"] and history[-1]["accuracy"] > 0.8
+    greedy = greedy_policy(network).act_batch(fresh.observations, fresh.masks)
+    chance = float(np.mean(1.0 / fresh.masks.sum(axis=1)))
+    assert np.mean(greedy == fresh.actions) > max(0.8, chance + 0.4)
+
+
+def _random_layers(rng: np.random.Generator, widths: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    return [(rng.normal(size=(a, b)).astype(np.float32), rng.normal(size=b).astype(np.float32))
+            for a, b in zip(widths[:-1], widths[1:])]
+
+
+def _policy(layers: list[tuple[np.ndarray, np.ndarray]]) -> NumpyPolicy:
+    return NumpyPolicy([w for w, _ in layers[:-1]], [b for _, b in layers[:-1]], *layers[-1])
+
+
+def test_sum_of_networks_outputs_the_weighted_sum() -> None:
+    """Two tanh MLPs of different widths (6 -> 5 -> 3 -> 4 and 6 -> 2 -> 7 -> 4), each run on
+    its own, against the one merged MLP: its logits are the first's plus 0.3 times the second's,
+    and its hidden widths are the sums (7 and 10)."""
+    rng = np.random.default_rng(0)
+    first, second = _random_layers(rng, [6, 5, 3, 4]), _random_layers(rng, [6, 2, 7, 4])
+    merged = _policy(sum_of_networks(first, second, 0.3))
+    x = rng.normal(size=(20, 6)).astype(np.float32)
+    expected = _policy(first).logits(x) + 0.3 * _policy(second).logits(x)
+    np.testing.assert_allclose(merged.logits(x), expected, rtol=1e-5, atol=1e-5)
+    assert merged.widths == [7, 10]
+    with pytest.raises(ValueError, match="differ in depth"):
+        sum_of_networks(first, _random_layers(rng, [6, 3, 4]), 1.0)
+    with pytest.raises(ValueError, match="map 6 -> 4 and 6 -> 5"):
+        sum_of_networks(first, _random_layers(rng, [6, 2, 7, 5]), 1.0)
+
+
+def test_acting_scores_add_the_weighted_prior_and_save_as_one_policy() -> None:
+    """The scores are Q plus the weight times the prior's logits; the saved policy computes the
+    same numbers, so its greedy moves are the learner's. Without a prior they are Q alone."""
+    torch.manual_seed(0)
+    network, prior = build_q_network(5, 3, [8, 4]), build_q_network(5, 3, [8, 4])
+    x = np.random.default_rng(1).normal(size=(30, 5)).astype(np.float32)
+    with torch.no_grad():
+        q, logits = network(torch.as_tensor(x)).numpy(), prior(torch.as_tensor(x)).numpy()
+    scores = ActingScores(network, prior, 2.5)
+    np.testing.assert_allclose(scores(x), q + 2.5 * logits, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(scores.policy().logits(x), q + 2.5 * logits, rtol=1e-4, atol=1e-4)
+    masks = np.ones((30, 3), bool)
+    assert np.array_equal(scores.policy().act_batch(x, masks), (q + 2.5 * logits).argmax(axis=1))
+    np.testing.assert_allclose(ActingScores(network)(x), q, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dmc_start", ["prior", "fit"])
+def test_train_dmc_can_start_from_a_teacher(tmp_path: Path, dmc_start: str) -> None:
+    """``--algo dmc --imitation-games N --timesteps 0``: the run starts from the teacher's games
+    and is saved as it is; the run folder records the fit and the sidecar names the teacher.
+    With a prior the saved MLP has both halves (twice the widths), the Q half's head is zero
+    (the first moves are the prior's), and the sidecar gives the prior's weight."""
     out = tmp_path / "run"
     result = train(
         "red7_v0", algo="dmc", timesteps=0, opponents="random", n_envs=8, seed=0, out=out, eval_games=4,
         imitation_games=4, imitation_teacher="heuristic", progress=False, log=lambda _: None,
-        config_path=_config(tmp_path, {"imitation": {"opponents": "random", "epochs": 2, "workers": 1},
+        config_path=_config(tmp_path, {"imitation": {"opponents": "random", "epochs": 2, "workers": 1,
+                                                     "dmc_start": dmc_start},
                                        "dmc": {"net_arch": [16]}}),
     )
     assert result.timesteps == 0
@@ -163,8 +255,32 @@ def test_train_dmc_can_start_from_a_teacher(tmp_path: Path) -> None:
     assert sidecar["imitation"] == {"games": 4, "teacher": "heuristic", "opponents": "random"}
     assert sidecar["algo"] == "dmc"
     assert (out / "eval.csv").read_text().splitlines()[1].startswith("0,")
-    fitted = np.load(out / "checkpoints" / "model_0_steps.npz")  # the fit is kept as a checkpoint
-    assert all(np.array_equal(fitted[key], value) for key, value in np.load(out / "model.npz").items())
+    fitted = np.load(out / "checkpoints" / "model_0_steps.npz")  # the start is kept as a checkpoint
+    model = np.load(out / "model.npz")
+    assert all(np.array_equal(fitted[key], value) for key, value in model.items())
+    if dmc_start == "prior":
+        assert sidecar["layers"] == [32] and sidecar["prior_weight"] > 0
+        assert not model["action_w"][:16].any() and model["action_w"][16:].any()
+    else:
+        assert sidecar["layers"] == [16] and "prior_weight" not in sidecar
+
+
+def test_train_dmc_keeps_the_prior_frozen(tmp_path: Path) -> None:
+    """After Monte-Carlo updates the prior's half of the saved MLP is still the step-0 one, and
+    only the Q half has moved."""
+    out = tmp_path / "run"
+    train(
+        "gongzhu_v0", algo="dmc", timesteps=2048, opponents="random", n_envs=16, seed=0, out=out,
+        eval_games=4, imitation_games=2, imitation_teacher="heuristic", progress=False, log=lambda _: None,
+        config_path=_config(tmp_path, {"imitation": {"opponents": "random", "epochs": 1, "workers": 1},
+                                       "dmc": {"net_arch": [8], "batch_size": 64}}),
+    )
+    start, end = np.load(out / "checkpoints" / "model_0_steps.npz"), np.load(out / "model.npz")
+    assert json.loads((out / "summary.json").read_text())["updates"] > 0
+    for key, prior_half in (("w0", np.s_[:, 8:]), ("b0", np.s_[8:]), ("action_w", np.s_[8:])):
+        assert np.array_equal(start[key][prior_half], end[key][prior_half])
+    assert not np.array_equal(start["w0"][:, :8], end["w0"][:, :8]) and end["action_w"][:8].any()
+    assert not np.array_equal(start["action_b"], end["action_b"])  # the Q half's bias has moved
 
 
 def test_q_taken_equals_the_full_heads_column() -> None:
@@ -304,6 +420,11 @@ def test_dmc_config_checks() -> None:
     validate_config({**base, "algo": "dmc", "engine": "vector", "imitation": {"games": 10, "margin": 0.0}})
     with pytest.raises(ValueError, match="imitation.anchor"):
         validate_config({**base, "imitation": {"anchor": -0.5}})
+    validate_config({**base, "imitation": {"dmc_start": "fit", "prior_weight": 0.0}})
+    with pytest.raises(ValueError, match="imitation.dmc_start must be one of"):
+        validate_config({**base, "imitation": {"dmc_start": "q"}})
+    with pytest.raises(ValueError, match="imitation.prior_weight"):
+        validate_config({**base, "imitation": {"prior_weight": -0.1}})
     with pytest.raises(ValueError, match="imitation.margin"):
         validate_config({**base, "algo": "dmc", "engine": "vector", "imitation": {"games": 10, "margin": -1}})
     with pytest.raises(ValueError, match="dmc.epsilon"):
