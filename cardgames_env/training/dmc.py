@@ -17,13 +17,18 @@ DouZero's learning rule, on :class:`~cardgames_env.training.vector_env.VectorTra
 * **Updates.** One gradient step on ``mean (Q(s, a) - G)^2`` per ``batch_size`` finished
   decisions, each decision used once. Only the taken action's column of the head is computed
   (a gather), so an update costs the same with 52 actions (Gong Zhu) as with 25,505 (Jaipur).
-* **A start from a teacher** (``--imitation-games N``, optional). The teacher's recorded
-  games (:mod:`~cardgames_env.training.imitation`) fit the Q-network first
-  (:func:`fit_demonstrations`): the teacher's action's Q to the Monte-Carlo return it earned,
-  and every other legal action's Q at least a margin below it (the large-margin loss of Deep
-  Q-learning from Demonstrations, Hester et al. 2018). The greedy policy then plays the
-  teacher's moves wherever the fit learned them, with Q-values on the returns' scale for the
-  Monte-Carlo updates to refine; every update keeps a share of that loss (the anchor).
+* **A start from a teacher** (``--imitation-games N``, optional), from the teacher's recorded
+  games (:mod:`~cardgames_env.training.imitation`), as ``imitation.dmc_start`` says:
+
+  - ``"prior"`` (the default): a second network fits the teacher's moves with the
+    cross-entropy (:class:`CloneLoss`) and stays frozen; the learner acts on
+    ``Q(s, a) + w * prior(s, a)`` (:class:`ActingScores`), ``w`` being ``imitation.prior_weight``
+    standard deviations of the teacher's returns, and the Q-network's head starts at zero, so
+    the run starts from the clone's moves and the Monte-Carlo updates train Q alone;
+  - ``"fit"``: the Q-network itself fits the teacher (:func:`fit_demonstrations`): the
+    teacher's action's Q to the Monte-Carlo return it earned, and every other legal action's Q
+    at least a margin below it (the large-margin loss of Deep Q-learning from Demonstrations,
+    Hester et al. 2018); every update keeps a share of that loss (the anchor).
 
 One learner seat per game, opponents from the same pool as PPO's (random, heuristic, self-play
 snapshots, which are this run's own exported policies). The run folder mirrors PPO's:
