@@ -69,6 +69,20 @@ def test_demonstration_loss_worked_by_hand() -> None:
     assert float(loss) == pytest.approx((9.0 - 2.0) ** 2 / 4.0)
 
 
+def _rule_teacher(rng: np.random.Generator, n: int, size: int = 8) -> Demonstrations:
+    """``n`` decisions of a teacher that plays the legal action named by the first observation
+    feature above 0.5 (of ``size`` features and actions) and earns +3 when feature 0 is above
+    0.5, else -3."""
+    observations = rng.random((n, size), dtype=np.float32)
+    masks = rng.random((n, size)) < 0.6
+    masks[np.arange(n), rng.integers(size, size=n)] = True
+    preferred = np.where(observations > 0.5, np.arange(size), size)
+    best = np.where(masks, preferred, size + 1).argmin(axis=1)
+    returns = np.where(observations[:, 0] > 0.5, 3.0, -3.0).astype(np.float32)
+    return Demonstrations(observations, masks, best.astype(np.int64), returns, returns.copy(),
+                          np.ones(n, bool), n)
+
+
 def test_fitting_demonstrations_plays_the_teacher_with_values_on_the_returns_scale() -> None:
     """The teacher plays the legal action named by the first observation feature above 0.5 and
     earns +3 when feature 0 is above 0.5, else -3. After the fit the greedy action is the
@@ -76,20 +90,8 @@ def test_fitting_demonstrations_plays_the_teacher_with_values_on_the_returns_sca
     return, and the other legal actions sit below it."""
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
-    size, actions = 8, 8
-
-    def sample(n: int) -> Demonstrations:
-        observations = rng.random((n, size), dtype=np.float32)
-        masks = rng.random((n, actions)) < 0.6
-        masks[np.arange(n), rng.integers(actions, size=n)] = True
-        preferred = np.where(observations > 0.5, np.arange(size), actions)
-        best = np.where(masks, preferred, actions + 1).argmin(axis=1)
-        returns = np.where(observations[:, 0] > 0.5, 3.0, -3.0).astype(np.float32)
-        return Demonstrations(observations, masks, best.astype(np.int64), returns, returns.copy(),
-                              np.ones(n, bool), n)
-
-    train_rows, fresh = sample(4000), sample(1000)
-    network = build_q_network(size, actions, [64])
+    train_rows, fresh = _rule_teacher(rng, 4000), _rule_teacher(rng, 1000)
+    network = build_q_network(8, 8, [64])
     history = fit_demonstrations(network, DemonstrationLoss(train_rows, 1.0, 0.5), epochs=30, batch_size=128,
                                  learning_rate=3e-3, log=lambda _: None)
     assert history[-1]["loss"] < history[0]["loss"] and history[-1]["accuracy"] > 0.8
@@ -169,19 +171,8 @@ def test_the_clone_loss_fit_plays_the_teacher() -> None:
     network fitted with the cross-entropy plays it on fresh inputs far more often than chance."""
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
-    size = actions = 8
-
-    def sample(n: int) -> Demonstrations:
-        observations = rng.random((n, size), dtype=np.float32)
-        masks = rng.random((n, actions)) < 0.6
-        masks[np.arange(n), rng.integers(actions, size=n)] = True
-        preferred = np.where(observations > 0.5, np.arange(size), actions)
-        best = np.where(masks, preferred, actions + 1).argmin(axis=1)
-        zeros = np.zeros(n, np.float32)
-        return Demonstrations(observations, masks, best.astype(np.int64), zeros, zeros, np.ones(n, bool), n)
-
-    train_rows, fresh = sample(4000), sample(1000)
-    network = build_q_network(size, actions, [64])
+    train_rows, fresh = _rule_teacher(rng, 4000), _rule_teacher(rng, 1000)
+    network = build_q_network(8, 8, [64])
     history = fit_demonstrations(network, CloneLoss(train_rows, 1.0), epochs=30, batch_size=128,
                                  learning_rate=3e-3, log=lambda _: None)
     assert history[-1]["loss"] < history[0]["loss"] and history[-1]["accuracy"] > 0.8
