@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
+from collections.abc import Sequence
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
@@ -93,6 +94,18 @@ class NumpyPolicy:
     def widths(self) -> list[int]:
         """Widths of the hidden layers."""
         return [int(w.shape[1]) for w, _ in self.layers[:-1]]
+
+    @classmethod
+    def from_layers(cls, layers: Sequence[tuple[np.ndarray, np.ndarray]]) -> NumpyPolicy:
+        """Return the policy of ``(weights (in, out), bias)`` pairs, the hidden layers then the
+        action head (the inverse of :attr:`layers`).
+
+        Raises:
+            ValueError: when there is no layer, or as the constructor does.
+        """
+        if not layers:
+            raise ValueError("a policy needs at least its action head")
+        return cls([w for w, _ in layers[:-1]], [b for _, b in layers[:-1]], *layers[-1])
 
     @classmethod
     def from_npz(cls, data: bytes) -> NumpyPolicy:

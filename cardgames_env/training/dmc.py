@@ -109,6 +109,7 @@ class ActingScores:
 
     def __init__(self, network: Any, prior: Any = None, weight: float = 0.0):
         self.network, self.prior, self.weight = network, prior, float(weight)
+        self._prior_layers = network_layers(prior) if prior is not None else None  # frozen: read once
 
     def __call__(self, observations: np.ndarray) -> np.ndarray:
         """Return the scores of a batch of observations (rows), without gradients."""
@@ -124,14 +125,13 @@ class ActingScores:
     def layers(self) -> Layers:
         """The layers of one MLP that computes the scores (the Q-network's, without a prior)."""
         layers = network_layers(self.network)
-        if self.prior is None:
+        if self._prior_layers is None:
             return layers
-        return sum_of_networks(layers, network_layers(self.prior), self.weight)
+        return sum_of_networks(layers, self._prior_layers, self.weight)
 
     def policy(self) -> NumpyPolicy:
         """The greedy policy on the scores, as a :class:`NumpyPolicy`."""
-        layers = self.layers()
-        return NumpyPolicy([w for w, _ in layers[:-1]], [b for _, b in layers[:-1]], *layers[-1])
+        return NumpyPolicy.from_layers(self.layers())
 
 
 def epsilon_greedy(

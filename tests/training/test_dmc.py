@@ -186,21 +186,19 @@ def _random_layers(rng: np.random.Generator, widths: list[int]) -> list[tuple[np
             for a, b in zip(widths[:-1], widths[1:])]
 
 
-def _policy(layers: list[tuple[np.ndarray, np.ndarray]]) -> NumpyPolicy:
-    return NumpyPolicy([w for w, _ in layers[:-1]], [b for _, b in layers[:-1]], *layers[-1])
-
-
 def test_sum_of_networks_outputs_the_weighted_sum() -> None:
     """Two tanh MLPs of different widths (6 -> 5 -> 3 -> 4 and 6 -> 2 -> 7 -> 4), each run on
     its own, against the one merged MLP: its logits are the first's plus 0.3 times the second's,
     and its hidden widths are the sums (7 and 10)."""
     rng = np.random.default_rng(0)
     first, second = _random_layers(rng, [6, 5, 3, 4]), _random_layers(rng, [6, 2, 7, 4])
-    merged = _policy(sum_of_networks(first, second, 0.3))
+    merged = NumpyPolicy.from_layers(sum_of_networks(first, second, 0.3))
     x = rng.normal(size=(20, 6)).astype(np.float32)
-    expected = _policy(first).logits(x) + 0.3 * _policy(second).logits(x)
+    expected = NumpyPolicy.from_layers(first).logits(x) + 0.3 * NumpyPolicy.from_layers(second).logits(x)
     np.testing.assert_allclose(merged.logits(x), expected, rtol=1e-5, atol=1e-5)
     assert merged.widths == [7, 10]
+    with pytest.raises(ValueError, match="at least its action head"):
+        NumpyPolicy.from_layers([])
     with pytest.raises(ValueError, match="differ in depth"):
         sum_of_networks(first, _random_layers(rng, [6, 3, 4]), 1.0)
     with pytest.raises(ValueError, match="map 6 -> 4 and 6 -> 5"):
