@@ -4,6 +4,10 @@ It reads only its observation (through the encoding's layout) and the action mas
 value is the seed's scoring of the hand alone plus rough estimates of the cross-player terms:
 a pyramid doubles, a big Yellow or Red count probably wins its majority, 5 Blue hurt the
 others, 3 Red protect, 7 of a colour is ruinous.
+
+It decides for a batch of observations at once (:meth:`HaggleHeuristic.act_batch`, what the
+batched training engines call; :meth:`~HaggleHeuristic.act` is a batch of one): one compiled
+loop over the rows, which looks every hand up in a table of :func:`hand_values`.
 """
 
 from __future__ import annotations
@@ -11,14 +15,22 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
+from numba import njit
 
-from cardgames_env.agents.masks import legal_actions
 from cardgames_env.core.rng import make_rng
 from cardgames_env.envs.haggle.cards import BASE_VALUES, NUM_COLOURS
 from cardgames_env.envs.haggle.encoding import HaggleEncoding
 
 _BASE = np.array(BASE_VALUES)
 _PYRAMID = np.array([0, 1, 2, 3, 4])
+
+STAGE_PROPOSE, STAGE_GIVE, STAGE_ASK, STAGE_TERMS, STAGE_RESPOND, STAGE_SUBMIT = range(6)
+"""The stages of the observation's one-hot ``stage`` piece."""
+PASS_PROBABILITY = 0.1
+"""How often the heuristic passes although a trade would improve its hand."""
+TIE = 1e-9
+"""Values closer than this are equal. Every hand value is a multiple of ``1 / (5 N)`` (the
+terms of :func:`hand_values`), so two values that differ at all differ by far more."""
 
 
 def hand_values(hands: np.ndarray, num_players: int) -> np.ndarray:
@@ -43,15 +55,16 @@ def hand_values(hands: np.ndarray, num_players: int) -> np.ndarray:
 
 
 @cache
-def _value_table(num_players: int) -> tuple[np.ndarray, np.ndarray, int]:
+def _value_table(num_players: int, max_offer: int = 3) -> tuple[np.ndarray, np.ndarray, int]:
     """:func:`hand_values` of every hand of at most ``limit`` cards of each colour, indexed
     by ``hand @ weights`` (mixed radix ``limit + 1``): ``(table, weights, limit)``.
 
     A hand holds at most the deck's ``2N`` cards of a colour (rules section 9) and the
-    heuristic looks at it plus an offer of at most 3 (the default ``max_offer``), so ``limit``
-    is ``2N + 3``; :func:`hand_values_fast` computes hands beyond it directly.
+    heuristic looks at it plus an offer of at most ``max_offer`` cards, so ``limit`` is
+    ``2N + max_offer`` (at least ``2N + 3``); :func:`hand_values_fast` computes hands beyond it
+    directly.
     """
-    limit = 2 * num_players + 3
+    limit = 2 * num_players + max(max_offer, 3)
     radix = limit + 1
     weights = radix ** np.arange(NUM_COLOURS, dtype=np.int64)
     every = np.indices((radix,) * NUM_COLOURS).reshape(NUM_COLOURS, -1).T  # row r has index r
@@ -60,8 +73,8 @@ def _value_table(num_players: int) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def hand_values_fast(hands: np.ndarray, num_players: int) -> np.ndarray:
-    """:func:`hand_values`, looked up in a table built from it once per player count (the
-    heuristic evaluates thousands of hands a move); the same floats, bit for bit."""
+    """:func:`hand_values`, looked up in a table built from it once per player count; the
+    same floats, bit for bit."""
     table, weights, limit = _value_table(num_players)
     if hands.size and (hands.min() < 0 or hands.max() > limit):
         return hand_values(hands, num_players)
@@ -69,105 +82,238 @@ def hand_values_fast(hands: np.ndarray, num_players: int) -> np.ndarray:
 
 
 class HaggleHeuristic:
-    """Proposes the fair-looking trade that improves its hand most; accepts improving offers."""
+    """Proposes the fair-looking trade that improves its hand most; accepts improving offers.
+
+    Stage by stage (the observation's ``stage`` piece):
+
+    * propose: pass when no trade gains at least ``min_gain`` (or, 1 time in 10, anyway),
+      otherwise offer to a random other player;
+    * give, then ask: the trade that gains most among those giving at least the base value
+      asked (ties at random), the ask re-planned for the cards already given;
+    * terms: show no rule card, ask to see one;
+    * respond: accept an offer that keeps or raises the hand's value;
+    * submit (variant): hand in the count that maximises the value.
+
+    A planned action that the mask does not allow becomes a random legal action.
+    """
 
     def __init__(self, encoding: HaggleEncoding, seed: int | None = None):
         self.encoding = encoding
         self.layout = encoding.layout
         self.n = encoding.num_players
         self.rng = make_rng(seed)
-        self.sets = np.array(encoding.offer_sets)
+        self.sets = np.array(encoding.offer_sets, dtype=np.int64)
         self.set_values = self.sets @ _BASE
         # Only offers a partner might take: ask no more base value than given, not a no-op.
         fair = self.set_values[None, :] <= self.set_values[:, None]
         same = np.all(self.sets[:, None, :] == self.sets[None, :, :], axis=2)
         self.offerable = fair & ~same
         """``offerable[g, a]``: giving set ``g`` for set ``a`` is an offer the heuristic makes."""
-        _, weights, limit = _value_table(self.n)  # built once per player count
-        self.set_index = self.sets @ weights
+        self.table, self.weights, limit = _value_table(self.n, int(self.sets.max()))
+        self.hand_room = limit - int(self.sets.max())
+        """The most cards of a colour a hand may hold for every trade's hand to be in the table
+        (``2N`` or more: the deck holds ``2N`` of each colour)."""
+        self.set_index = self.sets @ self.weights
         """Each offer set's index offset in the value table."""
-        self.table_room = limit - int(self.sets.max())
-        """The largest colour count a hand may hold for every ``hand - give + ask`` to be in the table."""
-        a = encoding.actions
-        self.offsets = {f.name: f.offset for f in a.families}
+        families = {f.name: f.offset for f in encoding.actions.families}
+        self.offsets = {name: families.get(name, -1) for name in _FAMILIES}
+        """The first action of each family the heuristic plays (``-1``: not in this variant)."""
         self.min_gain = 1.0
+        self._slices = {name: self.layout.slice(name) for name in _PIECES}
 
     def reset(self, seed: int | None = None) -> None:
         """Re-seed when ``seed`` is given."""
         if seed is not None:
             self.rng = make_rng(seed)
 
-    def _value(self, hand: np.ndarray) -> float:
-        return float(hand_values_fast(hand[None, :], self.n)[0])
-
-    def _plan(self, hand: np.ndarray) -> tuple[int, int, float]:
-        """Best (give index, ask index, gain) among trades giving at least the value asked."""
-        fits = np.all(self.sets <= hand, axis=1)
-        give = np.flatnonzero(fits)
-        gains = self._trade_values(hand, give)
-        gains -= self._value(hand)
-        gains = np.where(self.offerable[give], gains, -np.inf)
-        gains += self.rng.random(gains.shape) * 1e-3  # break ties at random
-        i, j = np.unravel_index(int(np.argmax(gains)), gains.shape)
-        return int(give[i]), int(j), float(gains[i, j])
-
-    def _trade_values(self, hand: np.ndarray, give: np.ndarray) -> np.ndarray:
-        """Values of ``hand - sets[g] + sets[a]`` for each ``g`` in ``give`` (rows, sets the
-        hand holds) and every ask ``a`` (columns). Inside the value table the index of a sum
-        is the sum of the indices, so no hand is built."""
-        if hand.max() <= self.table_room:
-            table, weights, _ = _value_table(self.n)
-            index = int(hand @ weights) - self.set_index[give][:, None] + self.set_index[None, :]
-            return table[index]
-        new = hand[None, None, :] - self.sets[give][:, None, :] + self.sets[None, :, :]
-        return hand_values_fast(new.reshape(-1, NUM_COLOURS), self.n).reshape(len(give), -1)
-
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return a legal action chosen from the observation and the mask."""
-        legal = legal_actions(action_mask)
-        view = self.layout.view(observation)
-        hand = np.rint(view["hand"] * 10).astype(np.int64)
-        stage = int(np.argmax(view["stage"])) if view["stage"].any() else -1
-        off = self.offsets
-        if stage == 0:  # propose: pass or pick a target
-            _, _, gain = self._plan(hand)
-            if gain < self.min_gain or self.rng.random() < 0.1:
-                return off["pass"]
-            return int(self.rng.choice(legal[legal != off["pass"]]))
-        if stage == 1:  # give
-            give, _, _ = self._plan(hand)
-            return self._pick(off["give"] + give, legal)
-        if stage == 2:  # ask: the best ask for the cards already chosen
-            given = np.rint(view["offer_give"] * 3).astype(np.int64)
-            new = hand[None, :] - given[None, :] + self.sets
-            values = hand_values_fast(new, self.n)
-            fair = self.set_values <= int(given @ _BASE)
-            same = np.all(self.sets == given, axis=1)
-            values = np.where(fair & ~same, values, -np.inf)
-            return self._pick(off["ask"] + int(np.argmax(values)), legal)
-        if stage == 3:  # terms: show nothing, ask to see a rule card
-            return self._pick(off["terms"] + 1, legal)
-        if stage == 4:  # respond
-            give = np.rint(view["offer_give"] * 3).astype(np.int64)
-            ask = np.rint(view["offer_ask"] * 3).astype(np.int64)
-            accepts = legal[legal != off["reject"]]
-            if accepts.size and self._value(hand + give - ask) >= self._value(hand):
-                return int(accepts[0])
-            return off["reject"]
-        if stage == 5:  # submit: hand in the count that maximises the estimated value
-            colour = int(np.argmax(view["submit_colour"]))
-            done = np.rint(view["submitted"] * 10).astype(np.int64)
-            candidates = legal - off["submit"]
-            hands = np.repeat((done + np.where(np.arange(5) > colour, hand, 0))[None, :], len(candidates), 0)
-            hands[:, colour] = candidates
-            return int(legal[int(np.argmax(hand_values_fast(hands, self.n)))])
-        return int(self.rng.choice(legal))
+        return int(self.act_batch(np.asarray(observation)[None, :], np.asarray(action_mask)[None, :])[0])
 
-    def _pick(self, action: int, legal: np.ndarray) -> int:
-        """``action`` if legal, else a random legal action (never an illegal one)."""
-        if action in legal:
-            return action
-        return int(self.rng.choice(legal))
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Return a legal action for every row of ``observations`` and ``masks``.
+
+        ``keys`` is accepted for :class:`~cardgames_env.agents.batch.BatchPolicy` and unused:
+        the heuristic keeps no state between decisions.
+
+        Raises:
+            ValueError: when a row of ``masks`` allows nothing, or an observation's hand holds
+                more cards of a colour than the deck.
+        """
+        legal = np.asarray(masks).astype(bool)
+        if not legal.any(axis=1).all():
+            raise ValueError("every row of masks needs a legal action")
+        piece = {name: np.asarray(observations)[:, cut] for name, cut in self._slices.items()}
+        hands = _counts(piece["hand"], 10)
+        if hands.size and (hands.min() < 0 or hands.max() > self.hand_room):
+            raise ValueError(f"a Haggle hand holds 0..{2 * self.n} cards of a colour, these observations "
+                             f"{hands.min()}..{hands.max()}")
+        stages = np.where(piece["stage"].any(axis=1), piece["stage"].argmax(axis=1), -1)
+        draws = self.rng.random((legal.shape[0], 3))
+        return _decide(
+            hands, stages, _counts(piece["offer_give"], 3),
+            _counts(piece["offer_ask"], 3), _counts(piece["submitted"], 10),
+            piece["submit_colour"].argmax(axis=1), legal, draws, self.sets, self.set_values,
+            self.set_index, self.offerable, self.table, self.weights,
+            np.array([self.offsets[name] for name in _FAMILIES], dtype=np.int64), float(self.min_gain),
+        )
+
+
+_PIECES = ("hand", "stage", "offer_give", "offer_ask", "submitted", "submit_colour")
+"""The observation pieces the heuristic reads."""
+_FAMILIES = ("pass", "give", "ask", "terms", "reject", "submit")
+"""The action families the heuristic plays, in the order :func:`_decide` takes their offsets."""
+F_PASS, F_GIVE, F_ASK, F_TERMS, F_REJECT, F_SUBMIT = range(len(_FAMILIES))
+
+
+def _counts(piece: np.ndarray, scale: int) -> np.ndarray:
+    """Card counts from an observation piece stored as ``count / scale``."""
+    return np.rint(piece * scale).astype(np.int64)
+
+
+@njit(cache=True)
+def _nth_legal(mask: np.ndarray, skip: int, draw: float) -> int:
+    """The ``k``-th legal action of ``mask`` other than ``skip``, ``k`` uniform below their
+    count by ``draw`` in [0, 1); ``skip`` itself when it is the only one."""
+    count = 0
+    for action in range(mask.size):
+        if mask[action] and action != skip:
+            count += 1
+    if count == 0:
+        return skip
+    k = int(draw * count)
+    for action in range(mask.size):
+        if mask[action] and action != skip:
+            if k == 0:
+                return action
+            k -= 1
+    return skip  # not reached
+
+
+@njit(cache=True)
+def _pick(action: int, mask: np.ndarray, draw: float) -> int:
+    """``action`` when the mask allows it, else a uniformly random legal action."""
+    if 0 <= action < mask.size and mask[action]:
+        return action
+    return _nth_legal(mask, -1, draw)
+
+
+@njit(cache=True)
+def _plan(
+    hand: np.ndarray, draw: float, sets: np.ndarray, set_index: np.ndarray, offerable: np.ndarray,
+    table: np.ndarray, weights: np.ndarray,
+) -> tuple[int, int, float]:
+    """The trade ``(give set, ask set, gain)`` that improves ``hand``'s value most among those
+    giving sets the hand holds for sets of at most their base value (``offerable``); ties at
+    random by ``draw``. Without any such trade: the first set the hand holds, ask 0, gain -inf."""
+    m = sets.shape[0]
+    here = _index(hand, weights)
+    fits = np.ones(m, dtype=np.bool_)
+    first = -1
+    for g in range(m):
+        for c in range(hand.size):
+            if sets[g, c] > hand[c]:
+                fits[g] = False
+        if fits[g] and first < 0:
+            first = g
+    best = -np.inf
+    for g in range(m):
+        if fits[g]:
+            for a in range(m):
+                if offerable[g, a]:
+                    value = table[here - set_index[g] + set_index[a]]
+                    if value > best:
+                        best = value
+    if best == -np.inf:
+        return first, 0, -np.inf
+    ties = 0
+    for g in range(m):
+        if fits[g]:
+            for a in range(m):
+                if offerable[g, a] and table[here - set_index[g] + set_index[a]] >= best - TIE:
+                    ties += 1
+    k = int(draw * ties)
+    for g in range(m):
+        if fits[g]:
+            for a in range(m):
+                if offerable[g, a] and table[here - set_index[g] + set_index[a]] >= best - TIE:
+                    if k == 0:
+                        return g, a, best - table[here]
+                    k -= 1
+    return first, 0, -np.inf  # not reached
+
+
+@njit(cache=True)
+def _index(hand: np.ndarray, weights: np.ndarray) -> int:
+    """A hand's index in the value table (``hand @ weights``). The index of a sum of hands is
+    the sum of their indices, so a trade's hand is never built."""
+    index = 0
+    for c in range(hand.size):
+        index += hand[c] * weights[c]
+    return index
+
+
+@njit(cache=True)
+def _decide(
+    hands: np.ndarray, stages: np.ndarray, given: np.ndarray, asked: np.ndarray, submitted: np.ndarray,
+    submit_colours: np.ndarray, masks: np.ndarray, draws: np.ndarray, sets: np.ndarray,
+    set_values: np.ndarray, set_index: np.ndarray, offerable: np.ndarray, table: np.ndarray,
+    weights: np.ndarray, offsets: np.ndarray, min_gain: float,
+) -> np.ndarray:
+    """:class:`HaggleHeuristic`'s action for every row. ``draws[i]`` are the row's three uniform
+    draws: the tie between equal trades, the pass 1 time in 10, a random legal action."""
+    actions = np.empty(hands.shape[0], dtype=np.int64)
+    m = sets.shape[0]
+    for i in range(hands.shape[0]):
+        hand, mask, stage = hands[i], masks[i], stages[i]
+        tie, chance, anything = draws[i, 0], draws[i, 1], draws[i, 2]
+        if stage == STAGE_PROPOSE:  # pass, or start an offer to a random other player
+            _, _, gain = _plan(hand, tie, sets, set_index, offerable, table, weights)
+            if gain < min_gain - TIE or chance < PASS_PROBABILITY:
+                actions[i] = offsets[F_PASS]
+            else:
+                actions[i] = _nth_legal(mask, offsets[F_PASS], anything)
+        elif stage == STAGE_GIVE:
+            give, _, _ = _plan(hand, tie, sets, set_index, offerable, table, weights)
+            actions[i] = _pick(offsets[F_GIVE] + give, mask, anything)
+        elif stage == STAGE_ASK:  # the best fair ask for the cards already given (the first of equals)
+            worth, kept = 0, _index(hand, weights) - _index(given[i], weights)
+            for c in range(hand.size):
+                worth += given[i, c] * _BASE[c]
+            best, choice = -np.inf, 0
+            for a in range(m):
+                if set_values[a] <= worth and set_index[a] != _index(given[i], weights):  # fair, not a no-op
+                    value = table[kept + set_index[a]]
+                    if value > best:
+                        best, choice = value, a
+            actions[i] = _pick(offsets[F_ASK] + choice, mask, anything)
+        elif stage == STAGE_TERMS:  # show no rule card, ask to see one
+            actions[i] = _pick(offsets[F_TERMS] + 1, mask, anything)
+        elif stage == STAGE_RESPOND:  # the first legal acceptance when it keeps the value
+            actions[i] = offsets[F_REJECT]
+            accept = _nth_legal(mask, offsets[F_REJECT], 0.0)
+            if accept != offsets[F_REJECT]:  # the offer's ask fits the hand
+                after = _index(hand, weights) + _index(given[i], weights) - _index(asked[i], weights)
+                if table[after] >= table[_index(hand, weights)]:
+                    actions[i] = accept
+        elif stage == STAGE_SUBMIT:  # the legal count of this colour that maximises the value
+            colour = submit_colours[i]
+            trial = submitted[i].copy()
+            for c in range(colour + 1, hand.size):
+                trial[c] += hand[c]
+            best, choice = -np.inf, -1
+            for count in range(mask.size - offsets[F_SUBMIT]):
+                if mask[offsets[F_SUBMIT] + count]:
+                    trial[colour] = count
+                    value = table[_index(trial, weights)]
+                    if value > best:
+                        best, choice = value, offsets[F_SUBMIT] + count
+            actions[i] = _pick(choice, mask, anything)
+        else:
+            actions[i] = _nth_legal(mask, -1, anything)
+    return actions
 
 
 __all__ = ["HaggleHeuristic", "hand_values", "hand_values_fast"]
