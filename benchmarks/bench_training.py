@@ -11,6 +11,7 @@ included, evaluations and saves excluded. Figures, not tests: run it on a quiet 
     python benchmarks/bench_training.py --envs gongzhu_v0 --aec-steps 8192 --vector-steps 65536
     python benchmarks/bench_training.py --opponents random    # the engines alone, no heuristic
     python benchmarks/bench_training.py --repeat 3            # alternate the paths, keep each one's best
+    python benchmarks/bench_training.py --envs jaipur_v0 --option exchange_encoding=substeps
 
 Each run's ``summary.json`` also splits ``learn()``'s time into rollouts (engine, opponents,
 the learner's forward passes: ``rollout_s``) and PPO's updates (``update_s``). The last
@@ -36,19 +37,20 @@ from pathlib import Path
 from bench_vector import machine  # type: ignore[import-not-found]  # the sibling script
 
 from cardgames_env import vector
+from cardgames_env.cli import parse_option
 
 
 def run(
     env_name: str, engine: str, steps: int, opponents: str | None, seed: int, config: str | None = None,
-    algo: str = "ppo",
+    algo: str = "ppo", options: dict | None = None,
 ) -> dict:
     """Train ``steps`` learner steps with ``engine`` and ``algo`` and return the run's summary.json."""
     from cardgames_env.training.train import train
 
     with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
         train(
-            env_name, timesteps=steps, opponents=opponents, seed=seed, out=folder, eval_games=4,
-            progress=False, engine=engine, config_path=config, algo=algo, log=lambda _: None,
+            env_name, options=options, timesteps=steps, opponents=opponents, seed=seed, out=folder,
+            eval_games=4, progress=False, engine=engine, config_path=config, algo=algo, log=lambda _: None,
         )
         return json.loads((Path(folder) / "summary.json").read_text())
 
@@ -64,6 +66,10 @@ def main() -> None:
     parser.add_argument("--vector-steps", type=int, default=32768, help="learner steps on the batched path")
     parser.add_argument("--opponents", default=None, help="random, heuristic or selfplay (default: config)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="an env option for both paths, as for cardgames train (repeatable)",
+    )
     parser.add_argument("--vector-config", default=None, help="a JSON config file for the batched runs only")
     parser.add_argument(
         "--batched-algo", choices=("ppo", "dmc"), default="ppo",
@@ -75,20 +81,21 @@ def main() -> None:
              "load only ever slows a run down)",
     )
     args = parser.parse_args()
+    options = dict(parse_option(o) for o in args.option)
     print(f"Machine: {machine()}")
     print(f"Opponents: {args.opponents or 'each game config (selfplay: random + heuristic + snapshots)'}")
     print(f"Batched settings: {args.vector_config or 'each game config'}; "
-          f"batched learner: {args.batched_algo}; AEC learner: ppo\n")
+          f"batched learner: {args.batched_algo}; AEC learner: ppo; env options: {options or 'defaults'}\n")
     print("| env | AEC learner steps/s | AEC env steps/s | AEC updates | batched learner steps/s "
           "| batched env steps/s | batched updates | speed-up (env steps) | ceiling with free rollouts |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name in args.envs:
         aec_runs, batched_runs = [], []
         for _ in range(max(args.repeat, 1)):
-            aec_runs.append(run(name, "aec", args.aec_steps, args.opponents, args.seed))
+            aec_runs.append(run(name, "aec", args.aec_steps, args.opponents, args.seed, options=options))
             batched_runs.append(
                 run(name, "vector", args.vector_steps, args.opponents, args.seed, args.vector_config,
-                    args.batched_algo)
+                    args.batched_algo, options)
             )
         aec = max(aec_runs, key=lambda summary: summary["env_steps_per_s"])
         batched = max(batched_runs, key=lambda summary: summary["env_steps_per_s"])
