@@ -61,8 +61,7 @@ def _value_table(num_players: int, max_offer: int = 3) -> tuple[np.ndarray, np.n
 
     A hand holds at most the deck's ``2N`` cards of a colour (rules section 9) and the
     heuristic looks at it plus an offer of at most ``max_offer`` cards, so ``limit`` is
-    ``2N + max_offer`` (at least ``2N + 3``); :func:`hand_values_fast` computes hands beyond it
-    directly.
+    ``2N + max_offer`` (at least ``2N + 3``).
     """
     limit = 2 * num_players + max(max_offer, 3)
     radix = limit + 1
@@ -70,15 +69,6 @@ def _value_table(num_players: int, max_offer: int = 3) -> tuple[np.ndarray, np.n
     every = np.indices((radix,) * NUM_COLOURS).reshape(NUM_COLOURS, -1).T  # row r has index r
     every = every[:, ::-1]  # colour c is digit c: row index = every @ weights
     return hand_values(every, num_players), weights, limit
-
-
-def hand_values_fast(hands: np.ndarray, num_players: int) -> np.ndarray:
-    """:func:`hand_values`, looked up in a table built from it once per player count; the
-    same floats, bit for bit."""
-    table, weights, limit = _value_table(num_players)
-    if hands.size and (hands.min() < 0 or hands.max() > limit):
-        return hand_values(hands, num_players)
-    return table[hands @ weights]
 
 
 class HaggleHeuristic:
@@ -316,4 +306,4 @@ def _decide(
     return actions
 
 
-__all__ = ["HaggleHeuristic", "hand_values", "hand_values_fast"]
+__all__ = ["HaggleHeuristic", "hand_values"]
