@@ -17,6 +17,7 @@ from functools import cache
 import numpy as np
 from numba import njit
 
+from cardgames_env.agents.masks import legal_rows
 from cardgames_env.core.rng import make_rng
 from cardgames_env.envs.haggle.cards import BASE_VALUES, NUM_COLOURS
 from cardgames_env.envs.haggle.encoding import HaggleEncoding
@@ -132,9 +133,7 @@ class HaggleHeuristic:
             ValueError: when a row of ``masks`` allows nothing, or an observation's hand holds
                 more cards of a colour than the deck.
         """
-        legal = np.asarray(masks).astype(bool)
-        if not legal.any(axis=1).all():
-            raise ValueError("every row of masks needs a legal action")
+        legal = legal_rows(masks)
         piece = {name: np.asarray(observations)[:, cut] for name, cut in self._slices.items()}
         hands = _counts(piece["hand"], 10)
         if hands.size and (hands.min() < 0 or hands.max() > self.hand_room):

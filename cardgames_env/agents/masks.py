@@ -1,6 +1,7 @@
-"""``legal_actions``: the legal action ids of a mask, and ``move_actions``: the actions that
-play one rules move, shared by every agent (imports nothing of the package, so ``base`` and
-``model`` both use it without an import circle)."""
+"""``legal_actions``: the legal action ids of a mask, ``legal_rows``: a batch of masks checked
+row by row, and ``move_actions``: the actions that play one rules move, shared by every agent
+(imports nothing of the package, so ``base`` and ``model`` both use it without an import
+circle)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,15 @@ def legal_actions(action_mask: np.ndarray) -> np.ndarray:
     return legal
 
 
+def legal_rows(masks: np.ndarray) -> np.ndarray:
+    """Return a batch of action masks (rows) as booleans; raises ``ValueError`` when a row
+    allows nothing (what every batched player checks before it picks)."""
+    legal = np.asarray(masks).astype(bool)
+    if not legal.any(axis=1).all():
+        raise ValueError("every row of masks needs a legal action")
+    return legal
+
+
 def move_actions(encoding: Any, state: Any, move: Any) -> list[int]:
     """Return the actions of ``encoding`` that play the rules ``move`` from the start of a move
     in the rules ``state``: one action, or several for an encoding that builds a move over
@@ -34,4 +44,4 @@ def move_actions(encoding: Any, state: Any, move: Any) -> list[int]:
             return actions
 
 
-__all__ = ["MAX_ACTIONS_PER_MOVE", "legal_actions", "move_actions"]
+__all__ = ["MAX_ACTIONS_PER_MOVE", "legal_actions", "legal_rows", "move_actions"]

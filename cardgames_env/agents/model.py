@@ -20,7 +20,7 @@ import numpy as np
 
 from cardgames_env.core.rng import make_rng
 
-from .masks import legal_actions
+from .masks import legal_actions, legal_rows
 
 SIDECAR_FORMAT = 1
 """Version of the sidecar's JSON layout."""
@@ -233,9 +233,7 @@ class ModelAgent:
         """
         import torch
 
-        legal = np.asarray(masks).astype(bool)
-        if not legal.any(axis=1).all():
-            raise ValueError("every row of masks needs a legal action")
+        legal = legal_rows(masks)
         policy = self.policy
         with torch.no_grad():
             obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))

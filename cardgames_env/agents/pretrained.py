@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .masks import MAX_ACTIONS_PER_MOVE, legal_actions, move_actions
+from .masks import MAX_ACTIONS_PER_MOVE, legal_actions, legal_rows, move_actions
 from .model import MODEL_FILE, check_sidecar, env_signature
 
 FORMAT_VERSION = 1
@@ -156,9 +156,7 @@ class NumpyPolicy:
         Raises:
             ValueError: when a row of ``masks`` allows nothing.
         """
-        legal = np.asarray(masks).astype(bool)
-        if not legal.any(axis=1).all():
-            raise ValueError("every row of masks needs a legal action")
+        legal = legal_rows(masks)
         return np.where(legal, self.logits(observations), -np.inf).argmax(axis=1)
 
     def reset(self, seed: int | None = None) -> None:

@@ -49,6 +49,7 @@ import numpy as np
 
 from cardgames_env.agents.base import HEURISTICS
 from cardgames_env.agents.batch import random_legal
+from cardgames_env.agents.masks import legal_rows
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
 
@@ -143,9 +144,7 @@ def epsilon_greedy(
     Raises:
         ValueError: when a row of ``masks`` allows nothing.
     """
-    legal = np.asarray(masks, dtype=bool)
-    if not legal.any(axis=1).all():
-        raise ValueError("every row of masks needs a legal action")
+    legal = legal_rows(masks)
     explore = np.asarray(rng.random(legal.shape[0]) < epsilon, dtype=bool)
     actions: np.ndarray = np.where(legal, q_values, -np.inf).argmax(axis=1)
     if explore.any():

@@ -51,3 +51,12 @@ def test_gongzhu_heuristic_scores_better_than_random_seats():
         heuristic_points.append(points[seat])
         random_points.extend(p for s, p in enumerate(points) if s != seat)
     assert np.mean(heuristic_points) > np.mean(random_points) + 30
+
+
+def test_legal_rows_gives_booleans_and_refuses_a_row_without_a_legal_action() -> None:
+    from cardgames_env.agents.masks import legal_rows
+
+    rows = legal_rows(np.array([[0, 1, 1], [1, 0, 0]], dtype=np.int8))
+    assert rows.dtype == bool and rows.tolist() == [[False, True, True], [True, False, False]]
+    with pytest.raises(ValueError, match="every row of masks needs a legal action"):
+        legal_rows(np.array([[0, 1], [0, 0]]))
