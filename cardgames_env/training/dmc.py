@@ -57,6 +57,7 @@ from .evaluate import MatchResult, evaluate, match_json
 from .export import Layers, linear_layer, sum_of_networks, write_policy
 from .imitation import Demonstrations, collect_for_run, fit_minibatches, imitation_source, write_history
 from .plots import EVAL_CSV, IMITATION_CSV, append_eval_log, plot_learning_curve, start_eval_log
+from .threads import limit_threads
 
 
 def build_q_network(observation_size: int, num_actions: int, net_arch: list[int]) -> Any:
@@ -411,8 +412,7 @@ def train_dmc(
     total, n, mode = int(settings["timesteps"]), int(settings["n_envs"]), str(settings["opponents"])
     batch_size, epsilon, clip = int(dmc["batch_size"]), float(dmc["epsilon"]), float(dmc["max_grad_norm"])
     torch.manual_seed(seed)
-    if settings.get("torch_threads"):
-        torch.set_num_threads(int(settings["torch_threads"]))
+    limit_threads(settings.get("torch_threads"))
     venv = VectorTrainingEnv(env_name, n, options, opponents=pool, learner_seat=settings.get("learner_seat"),
                              seed=seed)
     network = build_q_network(int(probe.encoding.observation_size), int(probe.encoding.num_actions),

@@ -35,6 +35,7 @@ from .evaluate import MatchResult, evaluate, match_json
 from .imitation import check_agent_kinds, clone_policy, collect_for_run, imitation_source, write_history
 from .output import check_output_folder
 from .plots import EVAL_CSV, IMITATION_CSV, append_eval_log, plot_learning_curve, start_eval_log
+from .threads import limit_threads
 
 __all__ = ["ENGINES", "OPPONENT_MODES", "VEC_ENVS", "TrainResult", "opponent_pool", "ppo_parameters", "train"]
 
@@ -202,13 +203,11 @@ def train(
                            summary["train_s"], summary["steps_per_s"], results)
     validate_config(settings, ppo_parameters())  # imports sb3-contrib (and torch): names last
 
-    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    if settings.get("torch_threads"):
-        torch.set_num_threads(int(settings["torch_threads"]))
+    limit_threads(settings.get("torch_threads"))
 
     batched = settings["engine"] == "vector"
     venv: Any
