@@ -268,12 +268,13 @@ def _decide(
             give, _, _ = _plan(hand, tie, sets, set_index, offerable, table, weights)
             actions[i] = _pick(offsets[F_GIVE] + give, mask, anything)
         elif stage == STAGE_ASK:  # the best fair ask for the cards already given (the first of equals)
-            worth, kept = 0, _index(hand, weights) - _index(given[i], weights)
+            offered = _index(given[i], weights)
+            worth, kept = 0, _index(hand, weights) - offered
             for c in range(hand.size):
                 worth += given[i, c] * _BASE[c]
             best, choice = -np.inf, 0
             for a in range(m):
-                if set_values[a] <= worth and set_index[a] != _index(given[i], weights):  # fair, not a no-op
+                if set_values[a] <= worth and set_index[a] != offered:  # fair, not a no-op
                     value = table[kept + set_index[a]]
                     if value > best:
                         best, choice = value, a
@@ -284,8 +285,9 @@ def _decide(
             actions[i] = offsets[F_REJECT]
             accept = _nth_legal(mask, offsets[F_REJECT], 0.0)
             if accept != offsets[F_REJECT]:  # the offer's ask fits the hand
-                after = _index(hand, weights) + _index(given[i], weights) - _index(asked[i], weights)
-                if table[after] >= table[_index(hand, weights)]:
+                here = _index(hand, weights)
+                after = here + _index(given[i], weights) - _index(asked[i], weights)
+                if table[after] >= table[here]:
                     actions[i] = accept
         elif stage == STAGE_SUBMIT:  # the legal count of this colour that maximises the value
             colour = submit_colours[i]

@@ -394,9 +394,10 @@ def train_dmc(
     checked them): ``timesteps`` learner decisions, ``n_envs`` batched games, ``opponents``,
     ``learner_seat``, ``torch_threads``, ``eval``, ``checkpoint_every``, ``selfplay``, the
     ``dmc`` section (``learning_rate``, ``batch_size``, ``epsilon``, ``gamma``,
-    ``max_grad_norm``, ``net_arch``) and the ``imitation`` section: with ``games > 0`` the
-    network first fits the teacher's recorded games (:func:`fit_demonstrations`; its epochs go
-    to ``imitation.csv``), and ``timesteps`` 0 keeps that fit as it is.
+    ``max_grad_norm``, ``net_arch``) and the ``imitation`` section: with ``games > 0`` the run
+    first starts from the teacher's recorded games as ``imitation.dmc_start`` says (a frozen
+    prior fitted with :class:`CloneLoss`, or the Q-network's own :func:`fit_demonstrations`; the
+    epochs go to ``imitation.csv``), and ``timesteps`` 0 keeps that start as it is.
 
     Raises:
         ValueError: when torch (the ``train`` extra) is missing.
