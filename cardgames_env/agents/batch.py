@@ -66,13 +66,13 @@ class RandomBatch:
 
 
 class AgentBatch:
-    """Any :class:`Agent` asked row by row (the heuristics).
+    """Any :class:`Agent` without ``act_batch``, asked row by row (the Jaipur, Red7 and Gong Zhu
+    heuristics).
 
-    An agent whose class sets ``keeps_game_state = True`` (the Haggis heuristic plans a whole
-    play and then emits its card selections one decision at a time) must see one game at a
-    time: it gets one copy per key (game seat), made on first use and reset by
-    :meth:`end_games`. Other agents are stateless between decisions and share one instance
-    (and so one random stream).
+    An agent whose class sets ``keeps_game_state = True`` (one that plans a whole move and then
+    emits it over several decisions) must see one game at a time: it gets one copy per key
+    (game seat), made on first use and reset by :meth:`end_games`. Other agents are stateless
+    between decisions and share one instance (and so one random stream).
     """
 
     def __init__(self, agent: Agent):

@@ -141,15 +141,50 @@ def test_heuristic_opponents_play_row_by_row() -> None:
     assert isinstance(batch_policy("random", probe), RandomBatch)
 
 
-def test_an_opponent_that_remembers_its_game_gets_one_copy_per_game_seat() -> None:
+class _CountingAgent:
+    """Plays its ``n``-th legal action at its ``n``-th decision of a game: a player whose moves
+    depend on what it did before in the game."""
+
+    keeps_game_state = True
+
+    def __init__(self) -> None:
+        self.decisions = 0
+
+    def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        self.decisions += 1
+        return int(legal[(self.decisions - 1) % legal.size])
+
+    def reset(self, seed: int | None = None) -> None:
+        self.decisions = 0
+
+
+def test_a_row_by_row_agent_that_remembers_its_game_gets_one_copy_per_game_seat() -> None:
+    policy = AgentBatch(_CountingAgent())  # type: ignore[arg-type]
+    assert policy.per_seat
+    masks = np.ones((2, 5), dtype=bool)
+    observations = np.zeros((2, 3))
+    first = policy.act_batch(observations, masks, np.array([7, 9]))
+    second = policy.act_batch(observations[:1], masks[:1], np.array([7]))
+    third = policy.act_batch(observations, masks, np.array([7, 9]))
+    assert first.tolist() == [0, 0] and second.tolist() == [1] and third.tolist() == [2, 1]
+    policy.end_games(np.array([7]))
+    assert policy.act_batch(observations, masks, np.array([7, 9])).tolist() == [0, 2]
+    with pytest.raises(ValueError, match="pass keys"):
+        policy.act_batch(observations, masks)
+
+
+def test_an_opponent_that_remembers_its_game_keeps_one_plan_per_game_seat() -> None:
     """The Haggis heuristic plans a play, then selects its cards over several decisions: in
-    the batched env each game seat's decisions must reach one copy, as in a game of its own."""
+    the batched env each game seat's decisions must follow that seat's plan, as in a game of
+    its own, and a finished game's plans are forgotten."""
     from cardgames_env.agents.base import make_agent
+    from cardgames_env.agents.haggis import HaggisHeuristic
 
     name = "haggis_v0"
     env = VectorTrainingEnv(name, num_envs=6, options=SHORT[name], opponents="heuristic", seed=4)
     policy = env._policies["heuristic"]
-    assert isinstance(policy, AgentBatch) and policy.per_seat
+    assert isinstance(policy, HaggisHeuristic)  # batched itself: one plan per key
     calls: list[tuple] = []
     act_batch, end_games = policy.act_batch, policy.end_games
 
@@ -193,7 +228,7 @@ def test_agents_that_read_the_env_state_cannot_play_batched() -> None:
         VectorTrainingEnv("jaipur_v0", num_envs=2, opponents="search")
     with pytest.raises(ValueError, match="keeps state within a game"):
         batch_policy("heuristic", load("haggis_v0").raw_env()).act_batch(
-            np.zeros((1, 1)), np.ones((1, 1), dtype=bool)
+            np.zeros((1, 287)), np.ones((1, 45), dtype=bool)
         )
 
 
