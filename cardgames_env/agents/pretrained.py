@@ -77,6 +77,7 @@ class NumpyPolicy:
                 raise ValueError(f"layer {i} holds a non-finite value")
             width = w.shape[1]
         self.layers = layers
+        self._blocks = [diagonal_blocks(w) for w, _ in layers]
         self.name = "policy"
         """Label used in tables (a loaded file's run or stem)."""
 
@@ -132,12 +133,27 @@ class NumpyPolicy:
         )
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
-        """Return the float32 logits of a batch of observations (rows)."""
+        """Return the float32 logits of a batch of observations (rows).
+
+        A layer whose weights are block-diagonal (the later hidden layers of two networks side
+        by side, :func:`~cardgames_env.training.export.sum_of_networks`) multiplies its two
+        blocks alone: the same values without the zero blocks' products.
+        """
         h = np.asarray(observations, dtype=np.float32)
-        for w, b in self.layers[:-1]:
-            h = np.tanh(h @ w + b)
-        w, b = self.layers[-1]
-        return h @ w + b
+        last = len(self.layers) - 1
+        for i, ((w, b), blocks) in enumerate(zip(self.layers, self._blocks)):
+            if blocks is None:
+                h = h @ w
+            else:
+                rows, columns, top, bottom = blocks
+                out = np.empty((h.shape[0], w.shape[1]), dtype=np.float32)
+                np.matmul(h[:, :rows], top, out=out[:, :columns])
+                np.matmul(h[:, rows:], bottom, out=out[:, columns:])
+                h = out
+            h += b
+            if i < last:
+                np.tanh(h, out=h)
+        return h
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return the legal action with the largest logit."""
@@ -161,6 +177,36 @@ class NumpyPolicy:
 
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reset: the policy is deterministic."""
+
+
+def diagonal_blocks(weights: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarray] | None:
+    """Split a weight matrix ``(in, out)`` into two diagonal blocks, when it has them.
+
+    Returns ``(rows, columns, top, bottom)`` with ``top = weights[:rows, :columns]`` and
+    ``bottom = weights[rows:, columns:]`` when every other weight is exactly zero (so
+    ``x @ weights`` is ``[x[:, :rows] @ top, x[:, rows:] @ bottom]``), choosing the split with
+    the fewest products; ``None`` when no split saves at least a quarter of them.
+    """
+    nonzero = weights != 0
+    if weights.ndim != 2 or min(weights.shape) < 2:
+        return None
+    size_in, size_out = weights.shape
+    used = nonzero.any(axis=1)
+    last = np.where(used, size_out - 1 - nonzero[:, ::-1].argmax(axis=1), -1)  # last nonzero column
+    first = np.where(used, nonzero.argmax(axis=1), size_out)  # first nonzero column
+    rows = np.arange(1, size_in)
+    above = np.maximum.accumulate(last)[:-1]  # rows 0..r-1 reach at most this column
+    below = np.minimum.accumulate(first[::-1])[::-1][1:]  # rows r.. start at this column or later
+    columns = np.clip(below, 1, size_out - 1)
+    valid = (above < columns) & (columns <= below)
+    if not valid.any():
+        return None
+    cost = rows * columns + (size_in - rows) * (size_out - columns)
+    best = int(np.flatnonzero(valid)[np.argmin(cost[valid])])
+    if cost[best] > 0.75 * size_in * size_out:
+        return None
+    r, c = int(rows[best]), int(columns[best])
+    return r, c, np.ascontiguousarray(weights[:r, :c]), np.ascontiguousarray(weights[r:, c:])
 
 
 def _folder() -> Traversable:

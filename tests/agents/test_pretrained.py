@@ -325,3 +325,50 @@ def test_shipped_policy_loads_and_beats_random(env_name):
     result = evaluate(env_name, "pretrained", "random", games=games, seed=11)
     low, _ = result.ci  # two players: the win rate's; more: the points difference's
     assert low > (0.5 if players == 2 else 0.0), result.summary()
+
+
+def _dense_logits(layers: list, observations: np.ndarray) -> np.ndarray:
+    """The MLP computed layer by layer with full matrix products (tanh between layers)."""
+    h = observations
+    for i, (w, b) in enumerate(layers):
+        h = h @ w + b
+        h = np.tanh(h) if i < len(layers) - 1 else h
+    return h
+
+
+def test_side_by_side_networks_multiply_only_their_blocks() -> None:
+    from cardgames_env.agents.pretrained import diagonal_blocks
+    from cardgames_env.training.export import sum_of_networks
+
+    rng = np.random.default_rng(0)
+
+    def network(sizes: list[int]) -> list:
+        return [(rng.standard_normal((a, b)).astype(np.float32), rng.standard_normal(b).astype(np.float32))
+                for a, b in zip(sizes[:-1], sizes[1:])]
+
+    layers = sum_of_networks(network([30, 16, 12, 8, 5]), network([30, 8, 6, 10, 5]), 0.5)
+    policy = NumpyPolicy.from_layers(layers)
+    blocks = [diagonal_blocks(w) for w, _ in layers]
+    assert blocks[0] is None and blocks[-1] is None  # both halves read every input; the heads add up
+    assert [b[:2] for b in blocks[1:-1]] == [(16, 12), (12, 8)]  # type: ignore[index]
+    observations = rng.standard_normal((7, 30)).astype(np.float32)
+    assert np.allclose(policy.logits(observations), _dense_logits(layers, observations), atol=1e-5)
+
+
+def test_diagonal_blocks_need_exact_zeros_and_a_real_saving() -> None:
+    from cardgames_env.agents.pretrained import diagonal_blocks
+
+    rng = np.random.default_rng(1)
+    weights = np.zeros((6, 7), dtype=np.float32)
+    weights[:3, :3] = rng.standard_normal((3, 3))
+    weights[3:, 4:] = rng.standard_normal((3, 3))  # column 3 is all zero: either block may take it
+    rows, columns, top, bottom = diagonal_blocks(weights)  # type: ignore[misc]
+    assert rows == 3 and 3 <= columns <= 4
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    assert np.allclose(np.hstack([x[:, :rows] @ top, x[:, rows:] @ bottom]), x @ weights)
+    weights[5, 0] = 1e-30  # one weight off the blocks: no split
+    assert diagonal_blocks(weights) is None
+    assert diagonal_blocks(rng.standard_normal((6, 7))) is None
+    lopsided = np.zeros((8, 8))
+    lopsided[:7, :7], lopsided[7:, 7:] = 1.0, 1.0  # saves under a quarter of the products
+    assert diagonal_blocks(lopsided) is None
