@@ -27,6 +27,7 @@ from numba import njit
 from cardgames_env.envs.haggis.cards import FACE_MASK, NUMBER_MASK, J
 from cardgames_env.envs.haggis.combos import BOMB_ORDER, TEMPLATES
 from cardgames_env.envs.haggis.encoding import DECLARE0, PASS
+from cardgames_env.vector.haggis import _high_index, _low_index, _popcount
 
 NO_PLAY = -1
 """A row's chosen cards when the heuristic passes."""
@@ -82,24 +83,6 @@ def _face_subsets() -> tuple[np.ndarray, np.ndarray]:
 
 TPL, SHAPE_ROWS, SHAPE_N = _template_arrays()
 FACE_SUBSETS, FACE_SUBSET_COUNTS = _face_subsets()
-
-
-@njit(cache=True, inline="always")
-def _popcount(x: int) -> int:
-    count = 0
-    while x:
-        x &= x - 1
-        count += 1
-    return count
-
-
-@njit(cache=True, inline="always")
-def _low_index(x: int) -> int:
-    """Index of the lowest set bit of ``x`` (> 0)."""
-    k = 0
-    while not (x >> k) & 1:
-        k += 1
-    return k
 
 
 @njit(cache=True)
@@ -311,7 +294,7 @@ def extend(plays: np.ndarray, count: int, selected: int) -> int:
     """The row of the play with the fewest cards (then the lowest bitmask) whose cards up to the
     selection's highest are exactly ``selected``, -1 when none (``HaggisHeuristic``'s plan for a
     selection it did not make)."""
-    low = (1 << (_high_bit(selected) + 1)) - 1
+    low = (1 << (_high_index(selected) + 1)) - 1
     best = -1
     for p in range(count):
         cards = plays[p, 0]
@@ -319,16 +302,6 @@ def extend(plays: np.ndarray, count: int, selected: int) -> int:
             if best < 0 or (_popcount(cards), cards) < (_popcount(plays[best, 0]), plays[best, 0]):
                 best = p
     return best
-
-
-@njit(cache=True, inline="always")
-def _high_bit(x: int) -> int:
-    """Index of the highest set bit of ``x``, -1 for 0."""
-    k = -1
-    while x:
-        x >>= 1
-        k += 1
-    return k
 
 
 @njit(cache=True)
