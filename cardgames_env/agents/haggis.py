@@ -71,7 +71,7 @@ class HaggisHeuristic:
     def end_games(self, keys: np.ndarray) -> None:
         """The games of ``keys`` are over: forget their plans."""
         keys = np.asarray(keys, dtype=np.int64)
-        self.plans[keys[keys < len(self.plans)], 0] = kernel.NO_PLAY
+        self.plans[keys[(keys >= 0) & (keys < len(self.plans))], 0] = kernel.NO_PLAY
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return the next action of the chosen play (or pass), for a game played one decision
