@@ -25,9 +25,16 @@ import numpy as np
 from numba import njit
 
 from cardgames_env.envs.haggis.cards import FACE_MASK, NUMBER_MASK, J
-from cardgames_env.envs.haggis.combos import BOMB_ORDER, TEMPLATES
+from cardgames_env.envs.haggis.combos import TEMPLATES
 from cardgames_env.envs.haggis.encoding import DECLARE0, PASS
-from cardgames_env.vector.haggis import _high_index, _low_index, _popcount
+from cardgames_env.vector.haggis import (
+    _BOMB_RAINBOW,
+    _BOMB_SUITED,
+    _FACE_BOMB_INDEX,
+    _high_index,
+    _low_index,
+    _popcount,
+)
 
 NO_PLAY = -1
 """A row's chosen cards when the heuristic passes."""
@@ -37,13 +44,6 @@ OVERFLOW = -2
 _NUMBERS = NUMBER_MASK
 _FACES = FACE_MASK
 _J = J
-_RAINBOW = BOMB_ORDER.index("rainbow")
-_SUITED = BOMB_ORDER.index("suited")
-_FACE_BOMB = np.array([-1, -1, -1, BOMB_ORDER.index("JQ"), -1, BOMB_ORDER.index("JK"),
-                       BOMB_ORDER.index("QK"), BOMB_ORDER.index("JQK")], dtype=np.int64)
-"""J/Q/K bits (J = 1, Q = 2, K = 4) -> index of their bomb in ``BOMB_ORDER`` (rules A2)."""
-_THREES, _FIVES, _SEVENS, _NINES = (0xF << 4, 0xF << 12, 0xF << 20, 0xF << 28)
-"""The 3s, 5s, 7s and 9s (3-5-7-9 bombs, rules A6)."""
 
 
 def _template_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -207,8 +207,8 @@ def legal_plays(
     for size in range(2, 4):
         for f in range(FACE_SUBSET_COUNTS[fb, size]):
             sub = FACE_SUBSETS[fb, size, f]
-            if _FACE_BOMB[sub >> _J] > floor:
-                count = _bomb(sub, _FACE_BOMB[sub >> _J], plays, count)
+            if _FACE_BOMB_INDEX[sub >> _J] > floor:
+                count = _bomb(sub, _FACE_BOMB_INDEX[sub >> _J], plays, count)
     for c3 in range(4, 8):
         for c5 in range(12, 16):
             for c7 in range(20, 24):
@@ -217,7 +217,7 @@ def legal_plays(
                     if numbers & cards != cards:
                         continue
                     suits = (1 << (c3 & 3)) | (1 << (c5 & 3)) | (1 << (c7 & 3)) | (1 << (c9 & 3))
-                    index = _RAINBOW if suits == 15 else _SUITED if suits & (suits - 1) == 0 else -1
+                    index = _BOMB_RAINBOW if suits == 15 else _BOMB_SUITED if suits & (suits - 1) == 0 else -1
                     if index >= 0 and index > floor:
                         count = _bomb(cards, index, plays, count)
     return count
