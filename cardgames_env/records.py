@@ -139,7 +139,8 @@ class GameRecord:
         """Parse one line of JSON into a record.
 
         Raises:
-            RecordError: for text that is not JSON (e.g. a cut-off line) or not a record.
+            RecordError: for text that is not JSON (e.g. a cut-off line), JSON nested too
+                deeply to decode, or not a record.
         """
         try:
             data = json.loads(text)
@@ -147,6 +148,8 @@ class GameRecord:
             raise RecordError(
                 f"not valid JSON ({error.msg} at column {error.colno}); is the record cut off?"
             ) from None
+        except RecursionError:
+            raise RecordError("the JSON is nested too deeply to be a record") from None
         return cls.from_dict(data)
 
 
