@@ -250,17 +250,40 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Serve the browser app (play, watch, replay) until interrupted."""
+    """Serve the browser app (play, watch, replay) until interrupted.
+
+    The operator's models (``--model NAME=PATH``) are loaded once, before serving; clients
+    play them by name and can name no file.
+    """
     if not 0 < args.port < 65536:
         raise UsageError(f"--port must be 1..65535, got {args.port}")
+    if args.max_memory <= 0:
+        raise UsageError(f"--max-memory must be a positive number of MiB, got {args.max_memory}")
+    models: dict[str, str] = {}
+    for spec in args.model:
+        name, sep, path = spec.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise UsageError(f"--model takes NAME=PATH, got {spec!r}")
+        if name.strip() in models:
+            raise UsageError(f"--model {name.strip()} is given twice")
+        models[name.strip()] = path.strip()
     try:
-        from .web.app import serve
+        from .web.app import Settings, serve
+        from .web.catalog import AgentCatalog
     except ImportError as error:
         raise UsageError(
             f"the web app needs the 'web' extra (pip install cardgames-env[web]): {error}"
         ) from None
+    for name, path in models.items():
+        print(f"cardgames: loading model {name} from {path}", flush=True)
     try:
-        serve(host=args.host, port=args.port)
+        catalog = AgentCatalog(models)
+    except ValueError as error:
+        raise UsageError(f"--model: {error}") from None
+    settings = Settings(host=args.host, port=args.port, allow_hosts=tuple(args.allow_host),
+                        max_store_bytes=int(args.max_memory * 2**20))
+    try:
+        serve(settings, catalog)
     except OSError as error:
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {error.strerror or error}") from None
     return 0
@@ -501,6 +524,15 @@ def build_parser() -> argparse.ArgumentParser:
     p_serve = sub.add_parser("serve", help="the browser app: play, watch and replay games")
     p_serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: localhost only)")
     p_serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p_serve.add_argument("--model", action="append", default=[], metavar="NAME=PATH",
+                         help="a saved model clients may play by NAME, loaded once at start (repeatable; "
+                              "a saved SB3 model is a pickle: only files you trust)")
+    p_serve.add_argument("--allow-host", action="append", default=[], metavar="HOST",
+                         help="another name clients reach the server by, besides the bound host and "
+                              "localhost (repeatable; other Host headers get 400)")
+    p_serve.add_argument("--max-memory", type=float, default=256, metavar="MIB",
+                         help="estimated memory of all games kept; the least recently used go first "
+                              "(default 256)")
     p_serve.set_defaults(func=cmd_serve)
 
     p_train = sub.add_parser("train", help="train a MaskablePPO or DMC agent for one seat (game defaults)")
