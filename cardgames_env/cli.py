@@ -21,6 +21,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -166,6 +167,8 @@ def build_agents(env: Any, spec: str, seed: int) -> list[Any]:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play (or watch) one episode with the given agents (and append its record with ``--record``)."""
+    from .core.progress import Progress
+
     non_negative(args.seed, "--seed")
     env = make_env(args.env, args.option)
     agents = build_agents(env, args.agents, args.seed)
@@ -179,8 +182,13 @@ def cmd_play(args: argparse.Namespace) -> int:
         names = names * len(env.possible_agents) if len(names) == 1 else names
         recorder = Recorder(args.env, dict(parse_option(o) for o in args.option), args.seed, names)
     env.reset(seed=args.seed)
+    legend = env.encoding.legend()
+    if not args.quiet and legend:
+        print(legend)
     if not args.quiet and not humans:
         print(env.encoding.render(env._decision, viewer))
+    # Quiet, agents alone may play for minutes (search agents) with nothing shown: count the moves.
+    bar = Progress(None, "moves", "play", progress_setting(args) if args.quiet and not humans else False)
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -194,11 +202,13 @@ def cmd_play(args: argparse.Namespace) -> int:
             recorder.step(env, action)
         else:
             env.step(action)
+        bar.advance()
         if not args.quiet:
             print(f"{agent}: {move}")
             event = env.encoding.describe_transition(before, env.game_state())
             if event:
                 print(event)
+    bar.close()
     print(env.encoding.render(env._decision, viewer))
     points = env.rules.points(env.game_state())
     print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)))
@@ -215,38 +225,62 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay the games of a record file in the terminal, checking that they replay exactly."""
-    from .records import RecordError, read_records, replay
-    from .records import make_env as record_env
+    from .core.progress import Progress, is_terminal
+    from .records import RecordError, read_records
 
     try:
         records = read_records(args.file)
-        if args.game is not None:
-            if not 1 <= args.game <= len(records):
-                n = len(records)
-                raise UsageError(f"--game must be 1..{n} ({args.file} holds {n} game{'s' * (n != 1)})")
-            records = [records[args.game - 1]]
-        for record in records:
-            env = record_env(record)
-            viewer = args.viewer
-            if viewer is not None and not 0 <= viewer < len(env.possible_agents):
-                raise UsageError(f"--viewer must be a seat 0..{len(env.possible_agents) - 1}")
-            agents = f" ({', '.join(record.agents)})" if record.agents else ""
-            print(f"== {record.env} seed {record.seed}{agents}, {len(record.moves)} moves")
-            if not args.quiet:
-                print(env.encoding.render(env._decision, viewer))
-            for step in replay(record, env):
-                if not args.quiet:
-                    print(f"player_{step.seat}: {step.move}")
-                    event = env.encoding.describe_transition(step.before, step.after)
-                    if event:
-                        print(event)
-            print(env.encoding.render(env._decision, viewer))
-            points = env.rules.points(env.game_state())
-            status = "" if record.finished else "  (the record stops before the end)"
-            print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)) + status)
     except RecordError as error:
         raise UsageError(str(error)) from None
+    numbers = range(1, len(records) + 1)
+    if args.game is not None:
+        if not 1 <= args.game <= len(records):
+            n = len(records)
+            raise UsageError(f"--game must be 1..{n} ({args.file} holds {n} game{'s' * (n != 1)})")
+        numbers = range(args.game, args.game + 1)
+    # The moves printed are progress enough on a terminal; quiet or redirected, a bar counts them.
+    streams = not args.quiet and is_terminal(sys.stdout)
+    show = False if streams else progress_setting(args)
+    total = sum(len(records[k - 1].moves) for k in numbers)
+    with Progress(total, "moves", "replay", show) as bar:
+        for number in numbers:
+            record = records[number - 1]
+            try:
+                _replay_one(args, record, bar)
+            except RecordError as error:
+                where = f"game {number} of {len(records)}: " if len(records) > 1 else ""
+                raise UsageError(f"{args.file}, {where}{error}") from None
     return 0
+
+
+def _replay_one(args: argparse.Namespace, record: Any, bar: Any) -> None:
+    """Replay one record for :func:`cmd_replay`: the moves (unless quiet), then the end."""
+    from .records import make_env as record_env
+    from .records import replay
+
+    env = record_env(record)
+    viewer = args.viewer
+    if viewer is not None and not 0 <= viewer < len(env.possible_agents):
+        raise UsageError(f"--viewer must be a seat 0..{len(env.possible_agents) - 1}")
+    if not args.quiet:
+        agents = f" ({', '.join(record.agents)})" if record.agents else ""
+        print(f"== {record.env} seed {record.seed}{agents}, {len(record.moves)} moves")
+        legend = env.encoding.legend()
+        if legend:
+            print(legend)
+        print(env.encoding.render(env._decision, viewer))
+    for step in replay(record, env):
+        bar.advance()
+        if not args.quiet:
+            print(f"player_{step.seat}: {step.move}")
+            event = env.encoding.describe_transition(step.before, step.after)
+            if event:
+                print(event)
+    points = env.rules.points(env.game_state())
+    status = "" if record.finished else "  (the record stops before the end)"
+    with bar.paused():
+        print(env.encoding.render(env._decision, viewer))
+        print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)) + status)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -264,6 +298,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except OSError as error:
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {error.strerror or error}") from None
     return 0
+
+
+def progress_setting(args: argparse.Namespace) -> bool | None:
+    """Return a command's progress-bar setting: off with ``--no-progress``, else ``None``
+    (shown when stderr is a terminal)."""
+    return False if getattr(args, "no_progress", False) else None
 
 
 def positive(value: int, what: str) -> int:
@@ -487,6 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_play.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
     _option_argument(p_play)
     p_play.add_argument("--quiet", action="store_true", help="print only the final position")
+    _progress_argument(p_play, "the moves played, with --quiet and no human seat")
     p_play.add_argument("--record", default=None, metavar="FILE",
                         help="append the game's record (JSON Lines) to FILE")
     p_play.set_defaults(func=cmd_play)
@@ -495,7 +536,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_replay.add_argument("file", help="a record file written by play --record or the web app")
     p_replay.add_argument("--game", type=int, default=None, help="replay only game N (1-based) of the file")
     p_replay.add_argument("--viewer", type=int, default=None, help="show the game as this seat sees it")
-    p_replay.add_argument("--quiet", action="store_true", help="print only each game's final position")
+    p_replay.add_argument("--quiet", action="store_true",
+                          help="print only each game's final position and points (no header, no moves)")
+    _progress_argument(p_replay, "the moves replayed, when --quiet or the output is not a terminal")
     p_replay.set_defaults(func=cmd_replay)
 
     p_serve = sub.add_parser("serve", help="the browser app: play, watch and replay games")
@@ -593,17 +636,29 @@ def _option_argument(parser: argparse.ArgumentParser) -> None:
                         help="a game variant, e.g. game_end=-1000 (repeatable)")
 
 
+def _progress_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """Add ``--no-progress`` (the bar on stderr counts ``what`` when stderr is a terminal)."""
+    parser.add_argument("--no-progress", action="store_true",
+                        help=f"no progress bar (shown on stderr, when it is a terminal, counting {what})")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``cardgames`` command."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe fails here, inside the handler below, not at exit
+        return code
     except UsageError as error:
         print(f"cardgames: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader of stdout left (``| head``): stop without a traceback
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush goes nowhere
+        return 141
 
 
 if __name__ == "__main__":
