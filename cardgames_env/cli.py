@@ -413,7 +413,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         train(
             args.env, options=options, timesteps=args.timesteps, opponents=args.opponents,
             n_envs=args.n_envs, seed=args.seed, out=args.out, vec_env=args.vec_env,
-            eval_games=args.eval_games, progress=not args.no_progress, config_path=args.config,
+            eval_games=args.eval_games, progress=progress_setting(args), config_path=args.config,
             engine=args.engine, imitation_games=args.imitation_games,
             imitation_teacher=args.imitation_teacher, algo=args.algo,
         )
@@ -428,14 +428,25 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate one agent against another over seeded games with rotating seats."""
+    from .core.progress import Progress
     from .training.evaluate import evaluate
 
     options = env_options(args.env, args.option)
     positive(args.games, "--games")
+    seats = len(make_env(args.env, args.option).possible_agents)
+    if args.games % seats:
+        fewer, more = args.games // seats * seats, (args.games // seats + 1) * seats
+        hint = f"{fewer} or {more}" if fewer else str(more)
+        raise UsageError(
+            f"--games must be a multiple of {seats}, the seats of {args.env}: every deal is played "
+            f"once with the agent in each seat (got {args.games}; try {hint})"
+        )
     non_negative(args.seed, "--seed")
     check_agents(args.env, args.option, [args.agent, args.vs])
     try:
-        result = evaluate(args.env, args.agent, args.vs, games=args.games, seed=args.seed, options=options)
+        with Progress(args.games, "games", "eval", progress_setting(args)) as bar:
+            result = evaluate(args.env, args.agent, args.vs, games=args.games, seed=args.seed,
+                              options=options, on_game=bar.advance)
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(result.summary())
@@ -446,11 +457,14 @@ def cmd_league(args: argparse.Namespace) -> int:
     """Play a round-robin league and print (and save) its Elo table."""
     from pathlib import Path
 
+    from .core.progress import Progress
     from .training.evaluate import league
     from .training.output import check_output_folder
 
     options = env_options(args.env, args.option)
     positive(args.games, "--games")
+    if args.games % 2:
+        raise UsageError(f"--games must be even: each deal is played twice, seats swapped (got {args.games})")
     non_negative(args.seed, "--seed")
     specs = [a.strip() for a in args.agents.split(",") if a.strip()]
     if len(specs) < 2:
@@ -461,8 +475,11 @@ def cmd_league(args: argparse.Namespace) -> int:
             check_output_folder(args.out)
         except ValueError as error:
             raise UsageError(str(error)) from None
+    total = len(specs) * (len(specs) - 1) // 2 * args.games
     try:
-        result = league(args.env, specs, games_per_pair=args.games, seed=args.seed, options=options)
+        with Progress(total, "games", "league", progress_setting(args)) as bar:
+            result = league(args.env, specs, games_per_pair=args.games, seed=args.seed, options=options,
+                            on_game=bar.advance)
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(result.table())
@@ -482,10 +499,15 @@ def cmd_league(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export a trained model as a torch-free policy (``DEST.npz`` + ``DEST.json``)."""
-    from .training.export import export_policy
+    from .agents.pretrained import MAX_BYTES
+    from .core.progress import Progress
+    from .training.export import EXPORT_STAGES, export_policy
 
+    limit = MAX_BYTES if args.shipping_limit else None
     try:
-        npz, sidecar = export_policy(args.run, args.dest, command=args.command, dtype=args.dtype)
+        with Progress(len(EXPORT_STAGES), "stages", "export", progress_setting(args)) as bar:
+            npz, sidecar = export_policy(args.run, args.dest, command=args.command, dtype=args.dtype,
+                                         max_bytes=limit, on_stage=bar.begin)
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(f"saved {npz} ({npz.stat().st_size} bytes) and {sidecar}")
@@ -572,7 +594,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_train.add_argument("--eval-games", type=int, default=None,
                          help="games of each evaluation, periodic and final (default: config)")
     p_train.add_argument("--config", default=None, help="a JSON file overriding the game's defaults")
-    p_train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _progress_argument(p_train, "the learner steps and the final evaluations' games")
     _option_argument(p_train)
     p_train.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
                          help="sb3: MaskablePPO in one process (default); rllib: Ray RLlib PPO "
@@ -596,9 +618,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="random, heuristic, search[:key=value...], pretrained or a model path"
     )
     p_eval.add_argument("--vs", required=True, help="the opponent in every other seat")
-    p_eval.add_argument("--games", type=int, default=200, help="games (seats rotate over each deal)")
+    p_eval.add_argument("--games", type=int, default=200,
+                        help="games, a multiple of the seats (each deal: the agent once in each seat)")
     p_eval.add_argument("--seed", type=int, default=0, help="first deal's seed")
     _option_argument(p_eval)
+    _progress_argument(p_eval, "the games played")
     p_eval.set_defaults(func=cmd_eval)
 
     p_league = sub.add_parser("league", help="round-robin league with an Elo table (CSV + PNG)")
@@ -607,10 +631,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents", required=True,
         help="comma-separated: random, heuristic, search[:key=value...], pretrained, model paths",
     )
-    p_league.add_argument("--games", type=int, default=100, help="games per pair of agents")
+    p_league.add_argument("--games", type=int, default=100,
+                          help="games per pair of agents, even: each deal twice, seats exchanged")
     p_league.add_argument("--seed", type=int, default=0, help="first deal's seed")
     p_league.add_argument("--out", default=None, help="folder for elo_<env>.csv and elo_<env>.png")
     _option_argument(p_league)
+    _progress_argument(p_league, "the games played")
     p_league.set_defaults(func=cmd_league)
 
     p_export = sub.add_parser("export", help="export a trained model as a torch-free shipped policy")
@@ -621,6 +647,10 @@ def build_parser() -> argparse.ArgumentParser:
     p_export.add_argument("--command", required=True, help="the exact command that trained the model")
     p_export.add_argument("--dtype", choices=("float32", "float16"), default="float32",
                           help="storage of the weights (the math is float32 either way)")
+    p_export.add_argument("--shipping-limit", action="store_true",
+                          help="refuse an .npz over 2 MiB, the limit of the policies shipped in the package "
+                               "(always applied when DEST_STEM is in the package's pretrained folder)")
+    _progress_argument(p_export, "the export's stages")
     p_export.set_defaults(func=cmd_export)
 
     p_curve = sub.add_parser("curve", help="draw the learning curve of a training run folder")
