@@ -433,6 +433,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     options = env_options(args.env, args.option)
     positive(args.games, "--games")
+    non_negative(args.seed, "--seed")
+    check_agents(args.env, args.option, [args.agent, args.vs])
     seats = len(make_env(args.env, args.option).possible_agents)
     if args.games % seats:
         fewer, more = args.games // seats * seats, (args.games // seats + 1) * seats
@@ -441,8 +443,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"--games must be a multiple of {seats}, the seats of {args.env}: every deal is played "
             f"once with the agent in each seat (got {args.games}; try {hint})"
         )
-    non_negative(args.seed, "--seed")
-    check_agents(args.env, args.option, [args.agent, args.vs])
     try:
         with Progress(args.games, "games", "eval", progress_setting(args)) as bar:
             result = evaluate(args.env, args.agent, args.vs, games=args.games, seed=args.seed,
