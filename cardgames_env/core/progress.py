@@ -68,8 +68,15 @@ class Progress:
             # A terminal that reports 0 columns or rows (some pseudo-terminals) would hide the
             # bar: shutil falls back to 80 x 24 then.
             columns, rows = shutil.get_terminal_size()
+            # The rate always as units per second ("0.31 games/s", not tqdm's "3.21s/ games").
+            head = "{desc}: " if label else ""
+            if self.total is None:
+                shape = head + "{n_fmt}{unit} [{elapsed}, {rate_noinv_fmt}{postfix}]"
+            else:
+                shape = head + "{percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, " \
+                    "{rate_noinv_fmt}{postfix}]"
             self._bar = tqdm(
-                total=self.total, unit=f" {unit}", desc=label or None, file=sys.stderr,
+                total=self.total, unit=f" {unit}", desc=label or None, file=sys.stderr, bar_format=shape,
                 ncols=min(columns, 120), nrows=rows, mininterval=0.5, smoothing=0.1,
             )
 
