@@ -5,13 +5,15 @@ from __future__ import annotations
 import sys
 
 import pytest
-from _pytest.capture import CaptureIO
 
 
 @pytest.fixture
 def terminal_stderr(capsys, monkeypatch):
-    """``capsys``, with the captured stderr reporting itself a terminal (as an interactive
-    shell's is), so commands draw their progress bars there; they draw none into logs and
-    pipes. (``capsys`` swaps its streams in when the test starts, so the class is patched.)"""
-    monkeypatch.setattr(CaptureIO, "isatty", lambda self: self is sys.stderr)
+    """``capsys``, with stderr taken for a terminal (as an interactive shell's is), so commands
+    draw their progress bars there; they draw none into logs and pipes. Other streams answer
+    for themselves (a test may patch ``sys.stdout.isatty``)."""
+    from cardgames_env.core import progress
+
+    real = progress.is_terminal
+    monkeypatch.setattr(progress, "is_terminal", lambda stream: stream is sys.stderr or real(stream))
     return capsys

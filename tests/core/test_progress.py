@@ -43,3 +43,23 @@ def test_stages_count_as_they_end(capsys):
 def test_a_negative_total_is_refused():
     with pytest.raises(ValueError, match="0 or more, got -1"):
         Progress(-1, "games")
+
+
+class _Stream:
+    """A stream whose ``isatty`` answers ``answer`` (or raises it, for an exception)."""
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def isatty(self):
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def test_is_terminal_asks_the_stream():
+    from cardgames_env.core.progress import is_terminal
+
+    assert is_terminal(_Stream(True)) and not is_terminal(_Stream(False))
+    assert not is_terminal(_Stream(ValueError("I/O operation on closed file")))
+    assert not is_terminal(object())  # no isatty at all
