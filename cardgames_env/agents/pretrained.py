@@ -214,6 +214,15 @@ def _folder() -> Traversable:
     return resources.files(PACKAGE)
 
 
+def in_shipped_folder(path: str | Path) -> bool:
+    """Return whether ``path`` (a file, or a file stem) lies in the folder of shipped policies,
+    where every ``.npz`` must keep within :data:`MAX_BYTES`."""
+    folder = _folder()
+    if not isinstance(folder, Path):  # a zipped package: nothing can be written into it
+        return False
+    return Path(path).resolve().parent == folder.resolve()
+
+
 def shipped_envs() -> list[str]:
     """Return the env names that have a shipped policy (both files present), sorted."""
     folder = _folder()
@@ -460,5 +469,6 @@ class PretrainedAgent:
 
 __all__ = [
     "FORMAT_VERSION", "MAX_BYTES", "POLICY_FILE", "NumpyPolicy", "PretrainedAgent", "exported_policy_file",
+    "in_shipped_folder",
     "load_exported", "load_policy", "policy_files", "read_exported", "shipped_envs",
 ]
