@@ -323,29 +323,33 @@ class CardGameEnv(AECEnv, EzPickle):
         eliminated (Red7) are no longer agents, and later chance outcomes (new rounds) come from
         the env's Generator (seeded by ``reset(seed=...)``; fresh entropy if never reset).
 
+        The state is checked by the game's ``rules.validate_state`` before anything changes.
+
         Raises:
             TypeError: if ``state`` is not a ``State`` of this game.
-            ValueError: if ``state`` was built for another variant, or has no player to move
-                (a finished game or a pending deal). The env is left unchanged.
+            ValueError: naming the field, for a state built for another variant, one that is
+                not a position of the game (a seat out of range, a card missing or twice,
+                fields of the wrong type...), or one with no player to move (a finished game
+                or a pending deal). The env is left unchanged.
         """
         rules = self.rules
         if not isinstance(state, rules.State):
             raise TypeError(
                 f"set_game_state needs a {rules.__name__}.State, got {type(state).__name__}"
             )
-        if state.config != self.config:
-            raise ValueError(
-                f"set_game_state: the state was built for {state.config}, this env plays {self.config}"
-            )
+        rules.validate_state(state, self.config)
         to_move = rules.current_player(state)
         if to_move < 0:
             raise ValueError(
                 "set_game_state needs a state with a player to move (not finished, no deal pending)"
             )
         eliminated = tuple(self._eliminated_fn(state)) if self._eliminated_fn is not None else None
+        decision = self.encoding.to_decision(state)
+        returns = tuple(rules.returns(state))
+        # Nothing above changed the env; from here on every field is replaced.
         if self._rng is None:
             self._rng = make_rng(None)
-        self._decision = self.encoding.to_decision(state)
+        self._decision = decision
         self._to_move = to_move
         self.agents = [
             a for i, a in enumerate(self.possible_agents) if eliminated is None or not eliminated[i]
@@ -355,7 +359,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self._returns = tuple(rules.returns(state))
+        self._returns = returns
         self._eliminated = eliminated if eliminated is not None else (False,) * len(self.possible_agents)
         self._mask = None
         self.num_steps = 0

@@ -348,16 +348,18 @@ class VectorEnv:
 
         The slot's turn-limit counter restarts at 0; its later deals come from its own stream.
 
+        The state is checked by the game's ``rules.validate_state`` before the slot changes.
+
         Raises:
-            ValueError: for a bad slot index, or a state that is not this game's and variant's
-                or has no player to move; nothing changes then.
+            ValueError: for a bad slot index, a state that is not this game's and variant's, one
+                that is not a position of the game (the message names the field), one with no
+                player to move, or one the slot's arrays cannot hold; nothing changes then.
         """
         slot = self._slot(i)
         rules = self.rules
         if not isinstance(state, rules.State):
             raise ValueError(f"load needs a {rules.__name__}.State, got {type(state).__name__}")
-        if state.config != self.config:
-            raise ValueError(f"load: the state was built for {state.config}, this engine plays {self.config}")
+        rules.validate_state(state, self.config)
         if rules.current_player(state) < 0:
             raise ValueError("load needs a state with a player to move (not finished, no deal pending)")
         self._load(slot, state)

@@ -1,0 +1,172 @@
+"""A loaded position is checked before anything changes (each game's ``rules.validate_state``).
+
+For every game: each corrupted position of :mod:`.corruptions` is refused by
+``set_game_state`` and by the batched engine's ``load`` with a ``ValueError`` naming the field,
+and the env or slot then stands and plays on exactly as before; every position of random play
+is accepted by both.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+from cardgames_env import vector
+from cardgames_env.registry import ALL_ENVS, load
+
+from .corruptions import at_move_start, base_state, entries, live
+from .helpers import make_raw, random_legal
+
+CORRUPTIONS = [
+    pytest.param(name, label, options, corrupt, pattern, id=f"{name}-{label}")
+    for name in ALL_ENVS
+    for label, options, corrupt, pattern in entries(name)
+]
+
+
+def env_snapshot(env: Any) -> tuple:
+    """What a refused ``set_game_state`` must leave as it was: the position, whose turn, every
+    agent's observation and mask, the episode's bookkeeping."""
+    views = tuple(
+        (agent, env.observe(agent)["observation"].tobytes(), env.observe(agent)["action_mask"].tobytes())
+        for agent in env.possible_agents
+    )
+    return (
+        env.game_state(),
+        env.agent_selection,
+        tuple(env.agents),
+        views,
+        env.num_steps,
+        dict(env.rewards),
+        dict(env.terminations),
+        dict(env.truncations),
+        env.action_mask().tobytes(),
+    )
+
+
+def slot_snapshot(vec: vector.VectorEnv) -> tuple:
+    """What a refused ``load`` must leave as it was: every slot's position and outputs."""
+    return (
+        [vec.state(i) for i in range(vec.num_envs)],
+        vec.obs.tobytes(),
+        vec.mask.tobytes(),
+        vec.player.tobytes(),
+        vec.steps.tobytes(),
+        vec.rewards.tobytes(),
+        vec.done.tobytes(),
+    )
+
+
+@pytest.mark.parametrize(("name", "label", "options", "corrupt", "pattern"), CORRUPTIONS)
+def test_corrupted_position_is_refused_and_changes_nothing(name, label, options, corrupt, pattern):
+    base = base_state(name, options)
+    bad = corrupt(base)
+    assert repr(bad) != repr(base), "the corruption changed nothing"
+
+    # The AEC env: refused with the field named, then it plays on as an env that never saw it.
+    env, twin = make_raw(name, dict(options)), make_raw(name, dict(options))
+    for e in (env, twin):
+        e.reset(seed=4)
+        e.set_game_state(base)
+    before = env_snapshot(env)
+    with pytest.raises(ValueError) as refused:
+        env.set_game_state(bad)
+    assert re.search(pattern, str(refused.value)), f"{label}: {refused.value}"
+    assert env_snapshot(env) == before
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        if not (live(env) and live(twin)):
+            break
+        action = random_legal(env.action_mask(), rng)
+        env.step(action)
+        twin.step(action)
+        assert env_snapshot(env) == env_snapshot(twin)
+
+    # The batched engine: the same refusal, slot 0 untouched, then the same steps as a twin.
+    vec, vec_twin = (
+        vector.make(name, 2, seed=5, **dict(options)),
+        vector.make(name, 2, seed=5, **dict(options)),
+    )
+    for v in (vec, vec_twin):
+        v.load(0, base)
+    before = slot_snapshot(vec)
+    with pytest.raises(ValueError) as refused:
+        vec.load(0, bad)
+    assert re.search(pattern, str(refused.value)), f"{label}: {refused.value}"
+    assert slot_snapshot(vec) == before
+    for _ in range(3):
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in vec.mask])
+        vec.step(actions)
+        vec_twin.step(actions)
+        assert slot_snapshot(vec) == slot_snapshot(vec_twin)
+
+
+def test_every_game_has_a_table_of_corruptions():
+    for name in ALL_ENVS:
+        labels = [label for label, *_ in entries(name)]
+        assert len(labels) == len(set(labels)), f"{name}: labels repeat"
+        assert {"card missing", "card doubled", "a finished game"} <= set(labels), name
+        assert any("None" in label for label in labels) and any("'x'" in label for label in labels)
+
+
+def _positions(name: str, options: dict[str, Any], games: int, seed: int) -> list[Any]:
+    """Every position at the start of a move in ``games`` games of random play."""
+    env = make_raw(name, options)
+    rng = np.random.default_rng(seed)
+    found = []
+    for game in range(games):
+        env.reset(seed=seed * 1000 + game)
+        while live(env):
+            if at_move_start(env):
+                found.append(env.game_state())
+            env.step(random_legal(env.action_mask(), rng))
+    return found
+
+
+def _accept_all(name: str, options: dict[str, Any], positions: list[Any]) -> None:
+    """Each position passes ``validate_state`` and loads into an env and a slot, unchanged."""
+    env = make_raw(name, options)
+    vec = vector.make(name, 1, seed=0, **options)
+    rules = env.rules
+    for state in positions:
+        rules.validate_state(state, env.config)
+        env.set_game_state(state)
+        assert env.game_state() is state
+        vec.load(0, state)
+        assert vec.state(0) == state
+
+
+# Positions per game and variant in the default run: a few hundred per game.
+GAMES_PER_VARIANT = {"red7_v0": 6, "jaipur_v0": 1, "haggis_v0": 1, "haggle_v0": 2, "gongzhu_v0": 1}
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_positions_of_random_play_are_accepted(name):
+    total = 0
+    for options in load(name).TEST_VARIANTS:
+        positions = _positions(name, options, GAMES_PER_VARIANT[name], seed=1)
+        positions = positions[:: max(1, len(positions) // 120)]  # spread over whole games
+        _accept_all(name, options, positions)
+        total += len(positions)
+    assert total >= 200
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_many_positions_of_random_play_are_accepted(name):
+    for options in load(name).TEST_VARIANTS:
+        _accept_all(name, options, _positions(name, options, 10 * GAMES_PER_VARIANT[name], seed=2))
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_rules_check_hidden_information_redeals(name):
+    """A position with the hidden cards re-dealt for one seat (what search and the web app's
+    checks load) is a position of the game too."""
+    env = make_raw(name, {})
+    rng = np.random.default_rng(3)
+    for state in _positions(name, {}, 1, seed=3)[::7]:
+        for seat in range(len(env.possible_agents)):
+            env.rules.validate_state(env.rules.resample_hidden(state, seat, rng), env.config)
