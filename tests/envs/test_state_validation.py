@@ -3,11 +3,13 @@
 For every game: each corrupted position of :mod:`.corruptions` is refused by
 ``set_game_state`` and by the batched engine's ``load`` with a ``ValueError`` naming the field,
 and the env or slot then stands and plays on exactly as before; every position of random play
-is accepted by both.
+is accepted by both. Then the batched engine's argument errors (``vector.make``, ``active``)
+and the types of ``state(i)``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -15,6 +17,7 @@ import numpy as np
 import pytest
 
 from cardgames_env import vector
+from cardgames_env.envs.haggle.rules import Stage
 from cardgames_env.registry import ALL_ENVS, load
 
 from .corruptions import at_move_start, base_state, entries, live
@@ -170,3 +173,102 @@ def test_rules_check_hidden_information_redeals(name):
     for state in _positions(name, {}, 1, seed=3)[::7]:
         for seat in range(len(env.possible_agents)):
             env.rules.validate_state(env.rules.resample_hidden(state, seat, rng), env.config)
+
+
+# -- the batched engine's arguments and outputs ---------------------------------------------------
+@pytest.mark.parametrize(
+    ("kwargs", "named"),
+    [
+        ({"seed": 1.5}, "seed"),
+        ({"seed": -1}, "seed"),
+        ({"seed": True}, "seed"),
+        ({"seed": "3"}, "seed"),
+        ({"name": None}, "name"),
+        ({"name": 3}, "name"),
+        ({"name": "chess_v0"}, "unknown env"),
+        ({"num_envs": "4"}, "num_envs"),
+        ({"num_envs": 2.0}, "num_envs"),
+        ({"num_envs": None}, "num_envs"),
+        ({"num_envs": 0}, "num_envs"),
+        ({"num_envs": np.bool_(True)}, "num_envs"),
+    ],
+    ids=lambda value: repr(value),
+)
+def test_make_names_the_bad_argument(kwargs, named):
+    arguments = {"name": "red7_v0", "num_envs": 4, "seed": 0, **kwargs}
+    with pytest.raises(ValueError, match=named):
+        vector.make(**arguments)
+
+
+def test_reset_refuses_a_bad_seed_and_changes_nothing():
+    vec = vector.make("red7_v0", 2, seed=0)
+    before = slot_snapshot(vec)
+    for seed in (1.5, -1, True, "3"):
+        with pytest.raises(ValueError, match="seed"):
+            vec.reset(seed=seed)
+        assert slot_snapshot(vec) == before
+
+
+@pytest.mark.parametrize(
+    ("active", "says"),
+    [
+        (np.ones(5, dtype=bool), "hold 4 flags.*got 5"),
+        (np.ones(3, dtype=bool), "hold 4 flags.*got 3"),
+        (np.ones((2, 2), dtype=bool), r"one-dimensional.*\(2, 2\)"),
+        (np.ones(4, dtype=np.int64), "bool array.*int64"),
+        ([1, 0, 1, 0], "bool array.*int64"),
+        (np.ones(4, dtype=np.float32), "bool array.*float32"),
+        (np.bool_(True), "one-dimensional.*\\(\\)"),
+    ],
+    ids=["too long", "too short", "2-D", "ints", "a list of ints", "floats", "a scalar"],
+)
+def test_active_errors_say_what_is_wrong(active, says):
+    vec = vector.make("gongzhu_v0", 4, seed=0)
+    actions = np.array([np.flatnonzero(row)[0] for row in vec.mask])
+    before = slot_snapshot(vec)
+    with pytest.raises(ValueError, match="active") as refused:
+        vec.step(actions, active=active)
+    assert re.search(says, str(refused.value)), refused.value
+    assert slot_snapshot(vec) == before
+
+
+def _types(value: Any) -> Any:
+    """The type of a value and, inside tuples and dataclasses, of every item (the config aside)."""
+    if isinstance(value, tuple):
+        return (type(value).__name__, tuple(_types(v) for v in value))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return (
+            type(value).__name__,
+            tuple(
+                (f.name, _types(getattr(value, f.name)))
+                for f in dataclasses.fields(value)
+                if f.name != "config"
+            ),
+        )
+    return type(value).__name__
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_slot_states_have_the_aec_envs_types(name):
+    """``state(i)`` of a stepped slot holds the same types as the AEC env's ``game_state()``
+    (enums as enums: Haggle's ``stage`` is a ``Stage``), down to every tuple item."""
+    options = load(name).TEST_VARIANTS[-1]
+    vec = vector.make(name, 3, seed=2, **options)
+    env = make_raw(name, options)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        for i in range(vec.num_envs):
+            state = vec.state(i)
+            env.set_game_state(state)
+            for _ in range(3):  # the AEC env's own states from there (start of each move)
+                if not live(env):
+                    break
+                if at_move_start(env):
+                    own = env.game_state()
+                    vec.load(i, own)
+                    assert _types(vec.state(i)) == _types(own)
+                env.step(random_legal(env.action_mask(), rng))
+            vec.load(i, state)
+        vec.step(np.array([rng.choice(np.flatnonzero(row)) for row in vec.mask]))
+    if name == "haggle_v0":
+        assert all(type(vec.state(i).stage) is Stage for i in range(vec.num_envs))
