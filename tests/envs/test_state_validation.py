@@ -3,14 +3,18 @@
 For every game: each corrupted position of :mod:`.corruptions` is refused by
 ``set_game_state`` and by the batched engine's ``load`` with a ``ValueError`` naming the field,
 and the env or slot then stands and plays on exactly as before; every position of random play
-is accepted by both. Then the batched engine's argument errors (``vector.make``, ``active``)
-and the types of ``state(i)``.
+is accepted by both. Then the batched engine's argument errors (``vector.make``, ``active``),
+the types of ``state(i)``, and ``env()`` refusing an action that is no action like the raw env,
+with and without ``python -O``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -21,7 +25,7 @@ from cardgames_env.envs.haggle.rules import Stage
 from cardgames_env.registry import ALL_ENVS, load
 
 from .corruptions import at_move_start, base_state, entries, live
-from .helpers import make_raw, random_legal
+from .helpers import make_raw, make_wrapped, random_legal
 
 CORRUPTIONS = [
     pytest.param(name, label, options, corrupt, pattern, id=f"{name}-{label}")
@@ -272,3 +276,81 @@ def test_slot_states_have_the_aec_envs_types(name):
         vec.step(np.array([rng.choice(np.flatnonzero(row)) for row in vec.mask]))
     if name == "haggle_v0":
         assert all(type(vec.state(i).stage) is Stage for i in range(vec.num_envs))
+
+
+# -- env(): an action that is no action, as the raw env says it -----------------------------------
+BAD_ACTIONS = "out of range", "negative", "None", "a float", "a numpy out-of-range int"
+
+
+def _bad_action(kind: str, env: Any) -> Any:
+    return {
+        "out of range": env.encoding.num_actions,
+        "negative": -1,
+        "None": None,
+        "a float": 1.5,
+        "a numpy out-of-range int": np.int64(env.encoding.num_actions + 7),
+    }[kind]
+
+
+def _refusals(name: str) -> dict[str, list[str]]:
+    """For each bad action: the error of the raw env and of ``env()``, and whether ``env()``
+    was left as it was and then played on."""
+    out: dict[str, list[str]] = {}
+    for kind in BAD_ACTIONS:
+        seen = []
+        for wrapped in (False, True):
+            env = make_wrapped(name, {}) if wrapped else make_raw(name, {})
+            env.reset(seed=0)
+            raw = env.unwrapped
+            state, selection = raw.game_state(), raw.agent_selection
+            try:
+                env.step(_bad_action(kind, raw))
+                seen.append("accepted")
+            except Exception as error:  # noqa: BLE001 - the type and message are what is compared
+                seen.append(f"{type(error).__name__}: {error}")
+            unchanged = raw.game_state() is state and raw.agent_selection == selection
+            env.step(int(np.flatnonzero(raw.action_mask())[0]))
+            seen.append(f"unchanged={unchanged}, played on={raw.num_steps == 1}")
+        out[kind] = seen
+    return out
+
+
+def _check_refusals(refusals: dict[str, list[str]]) -> None:
+    for kind, (raw_error, raw_after, wrapped_error, wrapped_after) in refusals.items():
+        assert wrapped_error == raw_error, kind
+        assert wrapped_error.startswith(("IllegalMoveError", "ValueError", "TypeError")), (
+            kind,
+            wrapped_error,
+        )
+        assert wrapped_after == raw_after == "unchanged=True, played on=True", kind
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_wrapped_env_refuses_bad_actions_like_the_raw_env(name):
+    _check_refusals(_refusals(name))
+
+
+def test_wrapped_env_refuses_bad_actions_like_the_raw_env_under_python_O():
+    code = (
+        "import json\n"
+        "from cardgames_env.registry import ALL_ENVS\n"
+        "from tests.envs.test_state_validation import _refusals\n"
+        "assert not __debug__\n"
+        "print(json.dumps({name: _refusals(name) for name in ALL_ENVS}))\n"
+    )
+    done = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    for name, refusals in json.loads(done.stdout.splitlines()[-1]).items():
+        assert set(refusals) == set(BAD_ACTIONS), name
+        _check_refusals(refusals)
+
+
+def test_wrapped_env_keeps_pettingzoo_order_checks():
+    env = make_wrapped("red7_v0", {})
+    with pytest.raises(AssertionError, match="reset"):
+        env.step(0)
+    env.reset(seed=0)
+    raw = env.unwrapped
+    raw.terminations[raw.agent_selection] = True  # a dead agent's only action is None
+    with pytest.raises(ValueError, match="only valid action is None"):
+        env.step(0)
