@@ -1,4 +1,5 @@
-"""The batched SB3 VecEnv: learner seats, batched opponents, reward bookkeeping, MaskablePPO."""
+"""The batched SB3 VecEnv (a layer over ``CardGamesVectorEnv``): learner seats, batched
+opponents, reward bookkeeping, MaskablePPO."""
 
 from __future__ import annotations
 
@@ -16,21 +17,22 @@ SHORT = {"haggis_v0": {"target_score": 50}}
 """Options that make a game short enough for a few hundred learner steps to finish several."""
 
 
-StepRecord = tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+StepRecord = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def _record_engine_steps(env: VectorTrainingEnv) -> list[StepRecord]:
-    """Make ``env.engine.step`` log (learner's step?, moving slots, learner seats, rewards, done)
-    per call: the learner's own actions come without ``active``, the opponents' with it."""
+    """Make ``env.engine.step`` log (slots where the learner's seat moved, moving slots, learner
+    seats, rewards, done) per call."""
     log: list[StepRecord] = []
     engine = env.engine
     step = engine.step
 
     def logged(actions, active=None):  # type: ignore[no-untyped-def]
-        seats = env.seat.copy()
+        seats = env.venv.seat.copy()
+        learner = engine.player == seats
         result = step(actions, active)
         moving = np.ones(engine.num_envs, dtype=bool) if active is None else active.copy()
-        log.append((active is None, moving, seats, engine.rewards.copy(), engine.done.copy()))
+        log.append((learner & moving, moving, seats, engine.rewards.copy(), engine.done.copy()))
         return result
 
     engine.step = logged  # type: ignore[method-assign]
@@ -58,7 +60,7 @@ def test_episode_returns_are_the_learner_seat_rewards_of_its_game(name: str) -> 
     for learner_step, moving, seats, rewards, done in log:
         for i in np.flatnonzero(moving):
             running[i] += rewards[i, seats[i]]
-            learner_moved[i] |= learner_step
+            learner_moved[i] |= learner_step[i]
             if done[i]:
                 if learner_moved[i]:  # a game the learner never moved in is no episode of its
                     expected[i].append(running[i])
@@ -81,7 +83,7 @@ def test_the_learner_is_to_move_in_every_slot(name: str) -> None:
             env.step(random_legal(env.action_masks(), rng))
     env = VectorTrainingEnv(name, num_envs=64, opponents="random", seed=1)
     env.reset()
-    assert set(env.seat.tolist()) == set(range(env.engine.num_players)), "seats drawn per game"
+    assert set(env.venv.seat.tolist()) == set(range(env.engine.num_players)), "seats drawn per game"
 
 
 def test_bad_arguments_are_refused() -> None:
@@ -183,7 +185,7 @@ def test_an_opponent_that_remembers_its_game_keeps_one_plan_per_game_seat() -> N
 
     name = "haggis_v0"
     env = VectorTrainingEnv(name, num_envs=6, options=SHORT[name], opponents="heuristic", seed=4)
-    policy = env._policies["heuristic"]
+    policy = env.venv.policy("heuristic")
     assert isinstance(policy, HaggisHeuristic)  # batched itself: one plan per key
     calls: list[tuple] = []
     act_batch, end_games = policy.act_batch, policy.end_games
@@ -220,12 +222,22 @@ def test_an_opponent_that_remembers_its_game_keeps_one_plan_per_game_seat() -> N
     assert decisions > 500
 
 
-def test_agents_that_read_the_env_state_cannot_play_batched() -> None:
+def test_agents_that_read_the_env_state_play_batched_on_each_rows_state() -> None:
+    """A search opponent reads each row's rules state (``StateBatch``) and plays legal moves,
+    one agent per game seat; a Haggis search agent keeps its planned card selections."""
+    from cardgames_env.agents.batch import StateBatch
+
     probe = load("jaipur_v0").raw_env()
-    with pytest.raises(ValueError, match="reads the env's state"):
-        batch_policy("search", probe, seed=0)
-    with pytest.raises(ValueError, match="reads the env's state"):
-        VectorTrainingEnv("jaipur_v0", num_envs=2, opponents="search")
+    assert isinstance(batch_policy("search:iterations=8", probe, seed=0), StateBatch)
+    for name in ("jaipur_v0", "haggis_v0"):
+        env = VectorTrainingEnv(
+            name, num_envs=3, options=SHORT.get(name), opponents="search:iterations=8", seed=1
+        )
+        env.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(12):
+            env.step(random_legal(env.action_masks(), rng))  # an illegal opponent move would raise
+        assert env.env_steps > 3 * 12
     with pytest.raises(ValueError, match="keeps state within a game"):
         batch_policy("heuristic", load("haggis_v0").raw_env()).act_batch(
             np.zeros((1, 287)), np.ones((1, 45), dtype=bool)
@@ -249,7 +261,7 @@ def test_maskable_ppo_learns_on_it_and_snapshots_join_the_pool(name: str, tmp_pa
     env.env_method("add_opponent", str(path))
     assert pool.snapshots == [str(path)], "one snapshot joins, whatever the number of slots"
     env.reset()  # new games in every slot draw their opponents from the pool again
-    assert str(path) in env._specs, "games now draw the snapshot"
+    assert str(path) in env.venv.opponents, "games now draw the snapshot"
     model.learn(total_timesteps=256, reset_num_timesteps=False)  # the snapshot plays in batch
     agent = ModelAgent.load(path, env=env.probe)
     batch = agent.act_batch(env.engine.obs, env.engine.mask)
