@@ -391,7 +391,7 @@ class GongZhuVectorEnv(VectorEnv):
         _write_outputs(self.slots, i, self.obs, self.mask, self.player, self._spade2_first)
 
     def _get_state(self, i: int) -> rules.State:
-        s = [int(v) for v in self.slots[i]]
+        s: list[int] = self.slots[i].tolist()
 
         def four(column: int) -> tuple[int, ...]:
             return tuple(s[column : column + 4])

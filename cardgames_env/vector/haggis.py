@@ -791,7 +791,7 @@ class HaggisVectorEnv(VectorEnv):
         return state
 
     def _get_state(self, i: int) -> rules.State:
-        row = [int(x) for x in self.slots[i]]
+        row: list[int] = self.slots[i].tolist()
         trick = tuple(
             (row[b], row[b + 1], _reading_tuple(row[b + 2], row[b + 3], row[b + 4]))
             for b in range(F_TRICK, F_TRICK + 5 * row[F_TRICK_LEN], 5)

@@ -616,7 +616,7 @@ class HaggleVectorEnv(VectorEnv):
 
     def _get_state(self, i: int) -> State:
         n, lay = self.config.num_players, self._layout
-        row = [int(v) for v in self.slots[i]]
+        row: list[int] = self.slots[i].tolist()
 
         def counts(at: int, count: int) -> tuple[tuple[int, ...], ...]:
             return tuple(tuple(row[at + k * NUM_COLOURS : at + (k + 1) * NUM_COLOURS]) for k in range(count))

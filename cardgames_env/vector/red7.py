@@ -1107,7 +1107,7 @@ class Red7VectorEnv(VectorEnv):
         _write_outputs(self.slots, i, self._cfg, self._offs, self.obs, self.mask, self.player)
 
     def _get_state(self, i: int) -> rules.State:
-        row = [int(v) for v in self.slots[i]]
+        row: list[int] = self.slots[i].tolist()
         n = self.num_players
 
         def seats(offset: int) -> tuple[int, ...]:

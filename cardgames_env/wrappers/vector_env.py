@@ -136,7 +136,8 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
 
         self._rng = np.random.default_rng(seed)
         self.pool: OpponentPool | None = None
-        self._seat_entries: list[Any] | None = None
+        self._seatings = np.full((self.engine.num_players, self.engine.num_players), -1, dtype=np.int64)
+        """Fixed opponents: row ``s`` is :attr:`opponent`'s row of a game with the learner in seat ``s``."""
         self._entries: list[Any] = []
         """Every opponent the env has built: a spec string or the object given."""
         self._policies: list[Any] = []
@@ -167,14 +168,17 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             self.pool = opponents
             for spec in opponents.base:
                 self._entry_index(spec)
-        elif isinstance(opponents, Sequence) and not isinstance(opponents, str):
-            if len(opponents) != others:
-                raise ValueError(
-                    f"{self.engine.name} has {others} opponent seats; got {len(opponents)} opponents"
-                )
-            self._seat_entries = [self._entry_index(entry) for entry in opponents]
         else:
-            self._seat_entries = [self._entry_index(opponents)] * others
+            if isinstance(opponents, Sequence) and not isinstance(opponents, str):
+                if len(opponents) != others:
+                    raise ValueError(
+                        f"{self.engine.name} has {others} opponent seats; got {len(opponents)} opponents"
+                    )
+                entries = [self._entry_index(entry) for entry in opponents]
+            else:
+                entries = [self._entry_index(opponents)] * others
+            for learner in range(others + 1):  # the other seats in seat order get the entries in order
+                self._seatings[learner] = [*entries[:learner], -1, *entries[learner:]]
 
     def _entry_index(self, entry: Any) -> int:
         """Index of the batched player of ``entry`` (built once; a spec draws its seed)."""
@@ -226,17 +230,19 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             end_games = getattr(policy, "end_games", None)
             if end_games is not None:
                 end_games(keys)
-        for i in slots:
-            seat = self.fixed_seat if self.fixed_seat is not None else int(self._rng.integers(players))
-            self.seat[i] = seat
-            others = iter(self._seat_entries or ())
-            for s in range(players):
-                if s == seat:
-                    self.opponent[i, s] = -1
-                elif self.pool is not None:
-                    self.opponent[i, s] = self._entry_index(self.pool.sample(self._rng))
-                else:
-                    self.opponent[i, s] = next(others)
+        if self.pool is None:  # fixed opponents: the seats alone are drawn (as many draws at once)
+            if self.fixed_seat is None:
+                seats = self._rng.integers(players, size=len(slots))
+            else:
+                seats = np.full(len(slots), self.fixed_seat)
+            self.seat[slots] = seats
+            self.opponent[slots] = self._seatings[seats]
+        else:
+            for i in slots:
+                seat = self.fixed_seat if self.fixed_seat is not None else int(self._rng.integers(players))
+                self.seat[i] = seat
+                for s in range(players):
+                    self.opponent[i, s] = -1 if s == seat else self._entry_index(self.pool.sample(self._rng))
         self._episode_return[slots] = 0.0
         self._episode_length[slots] = 0
 
@@ -377,11 +383,15 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             for index in np.unique(who[waiting]):
                 chosen = waiting & (who == index)
                 policy = self._policies[index]
+                if chosen.all():  # every slot at once (one opponent, two players): no copies
+                    observations, masks = engine.obs, engine.mask
+                else:
+                    observations, masks = engine.obs[chosen], engine.mask[chosen]
                 if getattr(policy, "needs_states", False):
                     states = [engine.state(int(i)) for i in np.flatnonzero(chosen)]
-                    actions[chosen] = policy.act_states(states, engine.mask[chosen], keys[chosen])
+                    actions[chosen] = policy.act_states(states, masks, keys[chosen])
                 else:
-                    actions[chosen] = policy.act_batch(engine.obs[chosen], engine.mask[chosen], keys[chosen])
+                    actions[chosen] = policy.act_batch(observations, masks, keys[chosen])
             engine.step(actions, active=waiting)
             self.env_steps += int(waiting.sum())
             self._collect(waiting, reward, ended, truncated, finals)

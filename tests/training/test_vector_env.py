@@ -132,14 +132,23 @@ def test_random_legal_is_uniform_over_legal_actions() -> None:
         random_legal(masks, np.random.default_rng(1))
 
 
-def test_heuristic_opponents_play_row_by_row() -> None:
-    name = ENGINES[0]
-    probe = load(name).raw_env()
-    policy = batch_policy("heuristic", probe, seed=0)
-    assert isinstance(policy, AgentBatch)
-    engine = vector.make(name, num_envs=5, seed=2)
-    actions = policy.act_batch(engine.obs, engine.mask)
-    assert engine.mask[np.arange(5), actions].all()
+@pytest.mark.parametrize("name", ENGINES)
+def test_every_heuristic_decides_a_batch_as_it_decides_each_row(name: str) -> None:
+    """Each game's heuristic decides a whole batch in one call (``act_batch``), playing exactly
+    what row-by-row play (``act``) plays, its random tie-breaks included."""
+    probe = load(name).raw_env(**SHORT.get(name, {}))
+    batched, single = (batch_policy("heuristic", probe, seed=7) for _ in range(2))
+    assert not isinstance(batched, AgentBatch)
+    engine = vector.make(name, num_envs=64, seed=2, **SHORT.get(name, {}))
+    rng = np.random.default_rng(0)
+    keys = np.arange(64)
+    for _ in range(40):
+        actions = batched.act_batch(engine.obs, engine.mask, keys)
+        assert engine.mask[np.arange(64), actions].all()
+        rows = zip(engine.obs, engine.mask, keys)
+        alone = [single.act_batch(o[None], m[None], k[None])[0] for o, m, k in rows]
+        assert actions.tolist() == alone
+        engine.step(np.where(rng.random(64) < 0.5, actions, random_legal(engine.mask, rng)))
     assert isinstance(batch_policy("random", probe), RandomBatch)
 
 
