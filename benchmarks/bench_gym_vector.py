@@ -6,8 +6,11 @@ other seat (``--opponents``, default ``heuristic``), rewards and episode ends bo
 training loop would. The figure is learner decisions per second of the envs' own calls
 (``step`` and ``reset``: the opponents' decisions inside them included, the learner's random
 choice left out, as a policy's forward pass would be); ``env steps/s`` counts every decision.
-The vector env runs as built by default (final observations encoded). Each env runs about
-``--seconds`` per round, the rounds interleave the two paths, and the median round is kept::
+The vector env runs twice: as built by default (``final_obs=True``: each finished episode's
+final observation is encoded, ``infos["final_obs"]``) and with ``final_obs=False``. Besides
+wall-clock seconds, the CPU seconds of this process are counted (less sensitive to other
+work on a shared machine). Each env runs about ``--seconds`` per round, the rounds interleave
+the paths, and the median round is kept::
 
     python benchmarks/bench_gym_vector.py                    # every game, N = 256
     python benchmarks/bench_gym_vector.py --games red7_v0 --num-envs 1024 --rounds 5
@@ -31,8 +34,8 @@ from cardgames_env.agents.batch import random_legal
 from cardgames_env.wrappers.single_agent import SingleAgentEnv
 from cardgames_env.wrappers.vector_env import CardGamesVectorEnv
 
-Runner = Callable[[float], tuple[float, float]]
-"""Runs for about ``seconds``; returns (learner steps/s, env steps/s)."""
+Runner = Callable[[float], tuple[float, float, float]]
+"""Runs for about ``seconds``; returns (learner steps/s, env steps/s, learner steps per CPU s)."""
 
 
 def single_agent(name: str, opponents: str, seed: int) -> Runner:
@@ -41,41 +44,43 @@ def single_agent(name: str, opponents: str, seed: int) -> Runner:
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
 
-    def run(seconds: float) -> tuple[float, float]:
-        steps, env_steps, inside = 0, env.env_steps, 0.0
+    def run(seconds: float) -> tuple[float, float, float]:
+        steps, env_steps, inside, cpu = 0, env.env_steps, 0.0, 0.0
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
             action = random_legal(env.action_masks()[None, :], rng)[0]
-            tick = time.perf_counter()
+            tick, tock = time.perf_counter(), time.process_time()
             _, _, terminated, truncated, _ = env.step(action)
             if terminated or truncated:
                 env.reset()
             inside += time.perf_counter() - tick
+            cpu += time.process_time() - tock
             steps += 1
-        return steps / inside, (env.env_steps - env_steps) / inside
+        return steps / inside, (env.env_steps - env_steps) / inside, steps / max(cpu, 1e-9)
 
     return run
 
 
-def batched(name: str, opponents: str, num_envs: int, seed: int) -> Runner:
-    """The batched path: ``CardGamesVectorEnv`` with ``num_envs`` games (final observations on)."""
-    env = CardGamesVectorEnv(name, num_envs, opponents=opponents, seed=seed)
+def batched(name: str, opponents: str, num_envs: int, seed: int, final_obs: bool) -> Runner:
+    """The batched path: ``CardGamesVectorEnv`` with ``num_envs`` games."""
+    env = CardGamesVectorEnv(name, num_envs, opponents=opponents, seed=seed, final_obs=final_obs)
     observations, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(3):  # compile or load the kernels outside the timing
         observations, *_ = env.step(random_legal(observations["action_mask"].astype(bool), rng))
 
-    def run(seconds: float) -> tuple[float, float]:
+    def run(seconds: float) -> tuple[float, float, float]:
         nonlocal observations
-        steps, env_steps, inside = 0, env.env_steps, 0.0
+        steps, env_steps, inside, cpu = 0, env.env_steps, 0.0, 0.0
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
             actions = random_legal(observations["action_mask"].view(np.bool_), rng)
-            tick = time.perf_counter()
+            tick, tock = time.perf_counter(), time.process_time()
             observations, *_ = env.step(actions)
             inside += time.perf_counter() - tick
+            cpu += time.process_time() - tock
             steps += num_envs
-        return steps / inside, (env.env_steps - env_steps) / inside
+        return steps / inside, (env.env_steps - env_steps) / inside, steps / max(cpu, 1e-9)
 
     return run
 
@@ -100,19 +105,22 @@ def main() -> None:
     print(f"Machine: {machine()}; load average {load()} at the start")
     print(f"Random learner against {args.opponents}; median of {args.rounds} interleaved rounds x "
           f"{args.seconds:g} s\n")
-    print(f"| game | SingleAgentEnv learner steps/s (env steps/s) | CardGamesVectorEnv N={args.num_envs} "
-          "learner steps/s (env steps/s) | ratio |")
-    print("|---|---:|---:|---:|")
+    print(f"Learner steps per wall s (per CPU s); vector env: N={args.num_envs}\n")
+    print("| game | SingleAgentEnv | CardGamesVectorEnv | ratio | ratio per CPU s | "
+          "CardGamesVectorEnv, final_obs=False | ratio | ratio per CPU s |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.games:
         runners = {"aec": single_agent(name, args.opponents, args.seed),
-                   "vector": batched(name, args.opponents, args.num_envs, args.seed)}
-        rounds: dict[str, list[tuple[float, float]]] = {key: [] for key in runners}
+                   "vector": batched(name, args.opponents, args.num_envs, args.seed, final_obs=True),
+                   "lean": batched(name, args.opponents, args.num_envs, args.seed, final_obs=False)}
+        rounds: dict[str, list[tuple[float, float, float]]] = {key: [] for key in runners}
         for _ in range(args.rounds):
             for key, run in runners.items():
                 rounds[key].append(run(args.seconds))
-        aec, vec = (statistics.median_low(rounds[key]) for key in ("aec", "vector"))
-        print(f"| {name} | {aec[0]:,.0f} ({aec[1]:,.0f}) | {vec[0]:,.0f} ({vec[1]:,.0f}) | "
-              f"{vec[0] / aec[0]:.1f}x |", flush=True)
+        aec, vec, lean = (statistics.median_low(rounds[key]) for key in runners)
+        print(f"| {name} | {aec[0]:,.0f} ({aec[2]:,.0f}) | {vec[0]:,.0f} ({vec[2]:,.0f}) | "
+              f"{vec[0] / aec[0]:.1f}x | {vec[2] / aec[2]:.1f}x | {lean[0]:,.0f} ({lean[2]:,.0f}) | "
+              f"{lean[0] / aec[0]:.1f}x | {lean[2] / aec[2]:.1f}x |", flush=True)
     print(f"\nload average {load()} at the end")
 
 

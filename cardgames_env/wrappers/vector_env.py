@@ -305,7 +305,10 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             raise RuntimeError("call reset() before step()")
         n = self.num_envs
         moving = ~self._autoreset
-        self.engine.check_actions(actions, moving)  # raises before anything changes
+        if moving.any():
+            self.engine.step(actions, active=moving)  # checks the actions before any slot moves
+        else:
+            self.engine.check_actions(actions, moving)
         reward = np.where(moving, self._pending, 0.0)
         self._episode_return[moving] += self._pending[moving]
         self._pending[moving] = 0.0
@@ -314,7 +317,6 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         finals: dict[str, Any] = {}
         self._autoreset[:] = False
         if moving.any():
-            self.engine.step(np.asarray(actions), active=moving)
             self.env_steps += int(moving.sum())
             self._episode_length[moving] += 1
             self._collect(moving, reward, ended, truncated, finals)
