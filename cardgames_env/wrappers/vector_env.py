@@ -29,7 +29,10 @@ Gymnasium >= 1.0 semantics:
   observation, the final one in ``infos["final_obs"]`` (an object array, ``None`` where no
   episode ended) and ``infos["final_info"]``. ``NEXT_STEP`` (RLlib's env runners) returns the
   final observation itself and the next game's first one on the following step, whose
-  action for that slot is ignored (reward 0).
+  action for that slot is ignored (reward 0). ``DISABLED`` (what TorchRL prefers) returns the
+  final observation and waits: ``reset(options={"reset_mask": mask})`` starts the next game
+  in the masked slots (the one the engine has dealt; a slot still playing gets a new deal),
+  and stepping a slot that waits is refused.
 * ``reset(seed=s)`` re-seeds everything (the engine's deals, the seat and opponent draws and
   the opponents' own randomness): the same seed and actions give the same run.
 * Bad input (actions of the wrong shape or type, an illegal action in any slot, an unknown
@@ -58,7 +61,7 @@ from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.core.rng import check_seed
 from cardgames_env.registry import load
 
-AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
+AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED)
 """The autoreset modes :class:`CardGamesVectorEnv` offers."""
 
 
@@ -77,8 +80,8 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         learner_seat: the learner's seat in every game, or ``None`` to draw it per game.
         seed: seed of the engine's deals, the seat and opponent draws and the opponents
             (``reset(seed=...)`` re-seeds all of them).
-        autoreset_mode: ``SAME_STEP`` (default) or ``NEXT_STEP`` (an :class:`AutoresetMode`
-            or its value).
+        autoreset_mode: ``SAME_STEP`` (default), ``NEXT_STEP`` or ``DISABLED`` (an
+            :class:`AutoresetMode` or its value).
         final_obs: whether ``SAME_STEP`` steps hand out the final observation of the episodes
             they end (``infos["final_obs"]``; it costs an encoding of each finished game).
         copy: return new arrays from ``reset``/``step`` (``False``: views of buffers that the
@@ -124,7 +127,7 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
                 )
             learner_seat = int(learner_seat)
         self.fixed_seat = learner_seat
-        self.final_obs_wanted = bool(final_obs) or self.autoreset_mode == AutoresetMode.NEXT_STEP
+        self.final_obs_wanted = bool(final_obs) or self.autoreset_mode != AutoresetMode.SAME_STEP
         self.copy = bool(copy)
         self.num_envs = self.engine.num_envs
         self.render_mode = None
@@ -153,6 +156,8 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         self._episode_length = np.zeros(n, dtype=np.int64)
         self._pending = np.zeros(n, dtype=np.float64)
         self._autoreset = np.zeros(n, dtype=np.bool_)
+        """Slots whose episode ended on the last step (``NEXT_STEP``/``DISABLED``): they show
+        the final observation, the engine holds their next game."""
         self._final_obs = np.zeros((n, self.engine.observation_size), dtype=np.float32)
         self._zero_mask = np.zeros(self.engine.action_size, dtype=np.int8)
         self._rows = np.arange(n)
@@ -259,14 +264,15 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         Args:
             seed: re-seeds the deals, the seat and opponent draws and the opponents (``None``:
                 they go on from where they are).
-            options: not used (must be ``None`` or empty).
+            options: ``None``, or under ``DISABLED`` ``{"reset_mask": bool [num_envs]}``: only
+                the masked slots start a new episode (no seed then).
 
         Raises:
-            ValueError: for a seed that is not a non-negative int, or ``options``.
+            ValueError: for a seed that is not a non-negative int, or other ``options``.
         """
         seed = check_seed(seed)
         if options:
-            raise ValueError(f"reset takes no options, got {options!r} (variants are constructor arguments)")
+            return self._reset_slots(seed, options)
         self.engine.reset(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -280,6 +286,39 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         # Everything before the learner's first decisions belongs to its first step (pending).
         ended = np.ones(self.num_envs, dtype=np.bool_)
         self._play_opponents(np.zeros(self.num_envs), ended, np.zeros(self.num_envs, dtype=np.bool_), {})
+        observations = self._observations()
+        return observations, self._infos({}, observations)
+
+    def _reset_slots(
+        self, seed: int | None, options: dict[str, Any]
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """``reset(options={"reset_mask": mask})`` under ``DISABLED``: the masked slots start an
+        episode (a slot whose episode ended: the game the engine has dealt; a slot still
+        playing: a new deal of the AEC env's, seeded from this env's generator).
+
+        Raises:
+            ValueError: for other options or modes, a bad mask, or a seed with it.
+        """
+        if set(options) != {"reset_mask"} or self.autoreset_mode != AutoresetMode.DISABLED:
+            raise ValueError(f"reset takes options={{'reset_mask': ...}} under DISABLED autoreset only, got "
+                             f"{options!r} (variants are constructor arguments)")
+        mask = np.asarray(options["reset_mask"])
+        if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+            raise ValueError(f"reset_mask must be a bool array of shape ({self.num_envs},), got {mask!r}")
+        if seed is not None:
+            raise ValueError("a seed re-seeds every slot: reset without reset_mask to use it")
+        if not self._has_reset:
+            raise RuntimeError("call reset() before resetting some slots")
+        playing = np.flatnonzero(mask & ~self._autoreset)
+        for i in playing:
+            self.probe.reset(seed=int(self._rng.integers(2**63)))
+            self.engine.load(int(i), self.probe.game_state())
+            self._pending[i] = 0.0
+        if playing.size:
+            self._new_games(playing)
+            ended = np.ones(self.num_envs, dtype=np.bool_)  # rewards before the first decision: pending
+            self._play_opponents(np.zeros(self.num_envs), ended, np.zeros(self.num_envs, dtype=np.bool_), {})
+        self._autoreset &= ~mask
         observations = self._observations()
         return observations, self._infos({}, observations)
 
@@ -297,13 +336,18 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             ``(observations, rewards, terminations, truncations, infos)``: rewards float64.
 
         Raises:
-            ValueError: for actions of the wrong shape or type, or an illegal action in a slot
-                (naming it); nothing changes then.
+            ValueError: for actions of the wrong shape or type, an illegal action in a slot
+                (naming it), or under ``DISABLED`` a slot waiting for its reset; nothing
+                changes then.
             RuntimeError: before the first ``reset``.
         """
         if not self._has_reset:
             raise RuntimeError("call reset() before step()")
         n = self.num_envs
+        if self.autoreset_mode == AutoresetMode.DISABLED and self._autoreset.any():
+            slot = int(np.flatnonzero(self._autoreset)[0])
+            raise ValueError(f"slot {slot}: its episode has ended; reset it first "
+                             "(reset(options={'reset_mask': mask}))")
         moving = ~self._autoreset
         if moving.any():
             self.engine.step(actions, active=moving)  # checks the actions before any slot moves
@@ -321,12 +365,8 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             self._episode_length[moving] += 1
             self._collect(moving, reward, ended, truncated, finals)
             self._play_opponents(reward, ended, truncated, finals)
+        self._autoreset[:] = ended if self.autoreset_mode != AutoresetMode.SAME_STEP else False
         observations = self._observations()
-        if self.autoreset_mode == AutoresetMode.NEXT_STEP and ended.any():
-            # The ending step shows the final observation; the next step starts the new game.
-            observations["observation"][ended] = self._final_obs[ended]
-            observations["action_mask"][ended] = 0
-            self._autoreset[:] = ended
         return observations, reward, ended & ~truncated, truncated, self._infos(finals, observations)
 
     def _collect(
@@ -399,10 +439,15 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             self._collect(waiting, reward, ended, truncated, finals)
 
     def _observations(self) -> dict[str, np.ndarray]:
-        """The learner's observations and masks in every slot."""
+        """The learner's observations and masks in every slot (the final ones where an episode
+        ended and the next one waits: ``NEXT_STEP``/``DISABLED``)."""
         observation, mask = self.engine.obs, self.engine.mask.view(np.int8)
-        if self.copy or self.autoreset_mode == AutoresetMode.NEXT_STEP:
+        waiting = self._autoreset
+        if self.copy or waiting.any():
             observation, mask = observation.copy(), mask.copy()
+        if waiting.any():
+            observation[waiting] = self._final_obs[waiting]
+            mask[waiting] = 0
         return {"observation": observation, "action_mask": mask}
 
     def _infos(self, finals: dict[str, Any], observations: dict[str, np.ndarray]) -> dict[str, Any]:

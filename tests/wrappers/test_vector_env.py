@@ -53,6 +53,7 @@ def _compare_episodes(name: str, options: dict[str, Any], mode: AutoresetMode, e
     rng = np.random.default_rng(1)
     compared = 0
     slot = 1
+    others_ended = np.zeros(3, dtype=bool)  # DISABLED: the other slots' ended episodes wait for a reset
     for episode in range(10 * episodes):
         if episode >= episodes and compared >= 20:
             break
@@ -68,11 +69,16 @@ def _compare_episodes(name: str, options: dict[str, Any], mode: AutoresetMode, e
             row = venv.engine.obs[slot]
             assert row.tobytes() == obs.tobytes(), f"{where}: observation"
             assert np.array_equal(venv.action_masks()[slot], single.action_masks()), f"{where}: mask"
+            if mode == AutoresetMode.DISABLED and others_ended.any():
+                venv.reset(options={"reset_mask": others_ended})
+                others_ended[:] = False
             masks = venv.action_masks()
             actions = random_legal(masks, rng)
             deals = raw.deals_dealt
             obs, reward, terminated, truncated, _ = single.step(int(actions[slot]))
             observations, rewards, terminations, truncations, infos = venv.step(actions)
+            others_ended |= terminations | truncations
+            others_ended[slot] = False
             if raw.deals_dealt != deals:  # the AEC env dealt; the engine's slot dealt its own cards
                 if terminated or truncated:
                     break
@@ -89,7 +95,7 @@ def _compare_episodes(name: str, options: dict[str, Any], mode: AutoresetMode, e
             if mode == AutoresetMode.SAME_STEP:
                 assert infos["_final_obs"][slot]
                 final = infos["final_obs"][slot]["observation"]
-            else:
+            else:  # NEXT_STEP, DISABLED: the final observation is the step's
                 final = observations["observation"][slot]
                 assert not observations["action_mask"][slot].any()
             eliminated_early = not _game_over(raw)  # a Red7 learner out before the game ends
@@ -102,14 +108,17 @@ def _compare_episodes(name: str, options: dict[str, Any], mode: AutoresetMode, e
             elif not eliminated_early:
                 assert final.tobytes() == obs.tobytes(), f"{where}: final observation"
             assert infos["episode"]["l"][slot] >= 1
-            _check_autoreset(venv, slot, mode, rng, where)
+            _check_autoreset(venv, slot, mode, rng, where, others_ended)
             break
     return compared
 
 
-def _check_autoreset(venv: CardGamesVectorEnv, slot: int, mode: AutoresetMode, rng: Any, where: str) -> None:
+def _check_autoreset(
+    venv: CardGamesVectorEnv, slot: int, mode: AutoresetMode, rng: Any, where: str, others_ended: np.ndarray
+) -> None:
     """The slot holds a new game with the learner to move; ``NEXT_STEP`` shows it on the next
-    step, whose action there is not read, with reward 0."""
+    step, whose action there is not read, with reward 0; ``DISABLED`` refuses to step until
+    the slot is reset (``reset_mask``), which shows it."""
     engine = venv.engine
     seat = int(venv.seat[slot])
     assert int(engine.player[slot]) == seat
@@ -122,6 +131,14 @@ def _check_autoreset(venv: CardGamesVectorEnv, slot: int, mode: AutoresetMode, r
         observations, rewards, terminations, truncations, _ = venv.step(actions)
         assert rewards[slot] == 0.0 and not terminations[slot] and not truncations[slot]
         assert observations["observation"][slot].tobytes() == fresh.tobytes()
+    elif mode == AutoresetMode.DISABLED:
+        with pytest.raises(ValueError, match="its episode has ended; reset it first"):
+            venv.step(random_legal(venv.action_masks(), rng))
+        mask = others_ended.copy()
+        mask[slot] = True
+        others_ended[:] = False
+        observations, _ = venv.reset(options={"reset_mask": mask})
+        assert observations["observation"][slot].tobytes() == fresh.tobytes()
 
 
 @pytest.mark.parametrize(("name", "options"), VARIANTS)
@@ -132,10 +149,43 @@ def test_transitions_equal_single_agent_env(name: str, options: dict[str, Any]) 
 
 
 @pytest.mark.parametrize("name", ALL_ENVS)
-def test_transitions_equal_single_agent_env_with_cuts_and_next_step_autoreset(name: str) -> None:
-    """The same with a short turn limit (truncations) and ``NEXT_STEP`` autoreset."""
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED])
+def test_transitions_equal_single_agent_env_with_cuts_and_other_autoresets(
+    name: str, mode: AutoresetMode
+) -> None:
+    """The same with a short turn limit (truncations) and ``NEXT_STEP``/``DISABLED`` autoreset."""
     options = {"max_steps": CUT[name], **({"target_score": 50} if name == "haggis_v0" else {})}
-    assert _compare_episodes(name, options, AutoresetMode.NEXT_STEP, episodes=6) >= 20
+    assert _compare_episodes(name, options, mode, episodes=6) >= 20
+
+
+def test_disabled_autoreset_restarts_a_slot_still_playing_and_refuses_bad_masks() -> None:
+    """``reset_mask`` on a slot in mid-game deals it a new game (the learner to move, no step
+    counted); the other slots keep their games; bad masks, seeds and modes are refused."""
+    env = CardGamesVectorEnv("gongzhu_v0", 3, opponents="heuristic", autoreset_mode="Disabled", seed=0)
+    observations, _ = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        observations, *_ = env.step(random_legal(observations["action_mask"].astype(bool), rng))
+    before = [env.engine.state(i) for i in range(3)]
+    restarted, _ = env.reset(options={"reset_mask": np.array([False, True, False])})
+    assert env.engine.state(0) == before[0] and env.engine.state(2) == before[2]
+    state = env.engine.state(1)
+    assert state != before[1] and sum(bin(hand).count("1") for hand in state.hands) + len(state.trick) == 52
+    assert int(env.engine.player[1]) == int(env.seat[1]) and int(env.engine.steps[1]) == 0
+    assert np.array_equal(restarted["observation"][0], observations["observation"][0])
+    for options, message in (
+        ({"reset_mask": np.array([True, False])}, "reset_mask"),
+        ({"reset_mask": [1, 0, 0]}, "reset_mask"),
+        ({"mask": np.ones(3, dtype=bool)}, "reset_mask"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            env.reset(options=options)
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=1, options={"reset_mask": np.ones(3, dtype=bool)})
+    same_step = CardGamesVectorEnv("gongzhu_v0", 3)
+    same_step.reset(seed=0)
+    with pytest.raises(ValueError, match="DISABLED"):
+        same_step.reset(options={"reset_mask": np.ones(3, dtype=bool)})
 
 
 def _rollout(env: CardGamesVectorEnv, seed: int, steps: int) -> list[bytes]:
@@ -206,7 +256,7 @@ def test_bad_input_is_refused_and_changes_nothing() -> None:
         ({"opponents": 3}, "an opponent must be"),
         ({"learner_seat": 2}, "learner_seat"),
         ({"learner_seat": True}, "learner_seat"),
-        ({"autoreset_mode": "Disabled"}, "autoreset_mode"),
+        ({"autoreset_mode": "Sometimes"}, "autoreset_mode"),
         ({"seed": 1.5}, "seed"),
         ({"num_players": 9}, "num_players"),
     ],
