@@ -14,6 +14,7 @@ the paths, and the median round is kept::
 
     python benchmarks/bench_gym_vector.py                    # every game, N = 256
     python benchmarks/bench_gym_vector.py --games red7_v0 --num-envs 1024 --rounds 5
+    python benchmarks/bench_gym_vector.py --games jaipur_v0 --option exchange_encoding=substeps
 
 State the machine's load with the figures (printed at the start and the end).
 """
@@ -25,12 +26,14 @@ import os
 import statistics
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from bench_vector import machine  # type: ignore[import-not-found]  # the sibling script
 
 from cardgames_env import vector
 from cardgames_env.agents.batch import random_legal
+from cardgames_env.cli import parse_option
 from cardgames_env.wrappers.single_agent import SingleAgentEnv
 from cardgames_env.wrappers.vector_env import CardGamesVectorEnv
 
@@ -38,9 +41,9 @@ Runner = Callable[[float], tuple[float, float, float]]
 """Runs for about ``seconds``; returns (learner steps/s, env steps/s, learner steps per CPU s)."""
 
 
-def single_agent(name: str, opponents: str, seed: int) -> Runner:
+def single_agent(name: str, options: dict[str, Any], opponents: str, seed: int) -> Runner:
     """The AEC path: one ``SingleAgentEnv`` game at a time."""
-    env = SingleAgentEnv(name, opponents=opponents, seed=seed)
+    env = SingleAgentEnv(name, options, opponents=opponents, seed=seed)
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
 
@@ -61,9 +64,11 @@ def single_agent(name: str, opponents: str, seed: int) -> Runner:
     return run
 
 
-def batched(name: str, opponents: str, num_envs: int, seed: int, final_obs: bool) -> Runner:
+def batched(
+    name: str, options: dict[str, Any], opponents: str, num_envs: int, seed: int, final_obs: bool
+) -> Runner:
     """The batched path: ``CardGamesVectorEnv`` with ``num_envs`` games."""
-    env = CardGamesVectorEnv(name, num_envs, opponents=opponents, seed=seed, final_obs=final_obs)
+    env = CardGamesVectorEnv(name, num_envs, opponents=opponents, seed=seed, final_obs=final_obs, **options)
     observations, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(3):  # compile or load the kernels outside the timing
@@ -101,7 +106,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a variant option of every game measured (repeatable)")
     args = parser.parse_args()
+    options = dict(parse_option(o) for o in args.option)
     print(f"Machine: {machine()}; load average {load()} at the start")
     print(f"Random learner against {args.opponents}; median of {args.rounds} interleaved rounds x "
           f"{args.seconds:g} s\n")
@@ -110,15 +118,16 @@ def main() -> None:
           "CardGamesVectorEnv, final_obs=False | ratio | ratio per CPU s |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.games:
-        runners = {"aec": single_agent(name, args.opponents, args.seed),
-                   "vector": batched(name, args.opponents, args.num_envs, args.seed, final_obs=True),
-                   "lean": batched(name, args.opponents, args.num_envs, args.seed, final_obs=False)}
+        runners = {"aec": single_agent(name, options, args.opponents, args.seed),
+                   "vector": batched(name, options, args.opponents, args.num_envs, args.seed, final_obs=True),
+                   "lean": batched(name, options, args.opponents, args.num_envs, args.seed, final_obs=False)}
         rounds: dict[str, list[tuple[float, float, float]]] = {key: [] for key in runners}
         for _ in range(args.rounds):
             for key, run in runners.items():
                 rounds[key].append(run(args.seconds))
         aec, vec, lean = (statistics.median_low(rounds[key]) for key in runners)
-        print(f"| {name} | {aec[0]:,.0f} ({aec[2]:,.0f}) | {vec[0]:,.0f} ({vec[2]:,.0f}) | "
+        label = name + (f"[{','.join(args.option)}]" if args.option else "")
+        print(f"| {label} | {aec[0]:,.0f} ({aec[2]:,.0f}) | {vec[0]:,.0f} ({vec[2]:,.0f}) | "
               f"{vec[0] / aec[0]:.1f}x | {vec[2] / aec[2]:.1f}x | {lean[0]:,.0f} ({lean[2]:,.0f}) | "
               f"{lean[0] / aec[0]:.1f}x | {lean[2] / aec[2]:.1f}x |", flush=True)
     print(f"\nload average {load()} at the end")

@@ -9,10 +9,14 @@ policy (``policy.npz`` + its ``policy.json`` sidecar, the format of the shipped 
 every ``cardgames`` command plays as an agent::
 
     python examples/cleanrl_ppo_masked.py --env-id red7_v0 --opponents heuristic \\
-        --total-timesteps 3000000 --out runs/cleanrl-red7
+        --total-timesteps 1000000 --time-limit 28 --out runs/cleanrl-red7
     cardgames eval red7_v0 --agent runs/cleanrl-red7/policy.npz --vs heuristic --games 1000
 
-RESULT-PLACEHOLDER
+Result on the 2-core development machine, shared with other work (1-minute load average
+1.2-4.8 during the run; torch on one thread, the script got 80% of a core): 999,424 learner
+decisions in 769 s of training (about 1,300 per second; 13 minutes for the whole script),
+and ``cardgames eval`` over 1,000 games against the heuristic (Red7, two players, seats
+alternating): win rate **0.618 [95% CI 0.587, 0.648]** (W-D-L 618-0-382).
 
 ``--time-limit MINUTES`` stops the training early (after the update in progress) and still saves
 the policy; ``--help`` lists every setting of :class:`Args`.
@@ -48,7 +52,7 @@ class Args:
     """Every other seat: an agent spec (random, heuristic, pretrained, a model path...)."""
     seed: int = 1
     """Seed of the envs, the network and the sampling."""
-    total_timesteps: int = 3_000_000
+    total_timesteps: int = 1_000_000
     """Learner decisions to train on."""
     learning_rate: float = 2.5e-4
     num_envs: int = 256
@@ -158,11 +162,12 @@ def main(argv: list[str] | None = None) -> Path:
     """Train, save the policy; return the path of ``policy.npz``."""
     args = parse_args(argv)
     torch.manual_seed(args.seed)
-    torch.set_num_threads(args.torch_threads)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     envs = gymnasium.make_vec(f"cardgames/{args.env_id}", num_envs=args.num_envs, opponents=args.opponents,
                               seed=args.seed, final_obs=False)  # no bootstrapping from final observations
+    # After the engine: starting Numba's threads sets the OpenMP thread count torch follows.
+    torch.set_num_threads(args.torch_threads)
     observation_size = envs.single_observation_space["observation"].shape[0]
     num_actions = int(envs.single_action_space.n)
     agent = Agent(observation_size, num_actions, widths(args.hidden))

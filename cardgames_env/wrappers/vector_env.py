@@ -41,8 +41,8 @@ Gymnasium >= 1.0 semantics:
 
 Every step's ``infos`` hold ``action_mask`` and ``learner_seat`` (each with gymnasium's
 ``_key`` mask); a step that ends episodes adds ``episode`` (``r``: return, ``l``: learner
-decisions), ``final_obs`` (unless built with ``final_obs=False``) and ``final_info``
-(``learner_seat`` and the learner's game ``points``).
+decisions), ``final_obs`` (``SAME_STEP``, unless built with ``final_obs=False``) and
+``final_info`` (``learner_seat``, and the learner's game ``points`` with final observations).
 """
 
 from __future__ import annotations
@@ -191,8 +191,6 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             if known is entry or (isinstance(entry, str) and known == entry):
                 return index
         seed = int(self._rng.integers(2**31)) if isinstance(entry, str) else None
-        if isinstance(entry, str) and entry == "learner":
-            raise ValueError("'learner' is not an opponent")
         self._policies.append(as_batch_policy(entry, self.probe, seed=seed))
         self._entries.append(entry)
         return len(self._entries) - 1
