@@ -13,8 +13,8 @@ every ``cardgames`` command plays as an agent::
     cardgames eval red7_v0 --agent runs/cleanrl-red7/policy.npz --vs heuristic --games 1000
 
 Result on the 2-core development machine, shared with other work (1-minute load average
-1.2-4.8 during the run; torch on one thread, the script got 80% of a core): 999,424 learner
-decisions in 769 s of training (about 1,300 per second; 13 minutes for the whole script),
+2.8-4.0 during the run; torch on one thread; the script got 69% of a core): 999,424 learner
+decisions in 900 s of training (about 1,110 per second; 15 minutes for the whole script),
 and ``cardgames eval`` over 1,000 games against the heuristic (Red7, two players, seats
 alternating): win rate **0.618 [95% CI 0.587, 0.648]** (W-D-L 618-0-382).
 
