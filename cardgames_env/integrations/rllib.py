@@ -401,7 +401,8 @@ def _vector_config(
         model_config={"fcnet_hiddens": list(hidden), "vf_share_layers": False},
     )
     train_batch, minibatch, epochs, lr = training
-    env_config = {"opponents": opponents, "autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP.value}
+    env_config = {"opponents": opponents, "autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP.value,
+                  "info_mask": False}  # the module reads the mask in the observation
     env_config.update(options)
     return (
         PPOConfig()

@@ -86,6 +86,9 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             they end (``infos["final_obs"]``; it costs an encoding of each finished game).
         copy: return new arrays from ``reset``/``step`` (``False``: views of buffers that the
             next call overwrites).
+        info_mask: put the observations' masks in ``infos["action_mask"]`` too (the same
+            array); RLlib's runners, which turn every info into one dict per game, go faster
+            without.
         **options: the game's variant options and ``max_steps`` (as ``<env>.env(**options)``).
 
     Raises:
@@ -106,6 +109,7 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
         final_obs: bool = True,
         copy: bool = True,
+        info_mask: bool = True,
         **options: Any,
     ):
         seed = check_seed(seed)
@@ -129,6 +133,7 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         self.fixed_seat = learner_seat
         self.final_obs_wanted = bool(final_obs) or self.autoreset_mode != AutoresetMode.SAME_STEP
         self.copy = bool(copy)
+        self.info_mask = bool(info_mask)
         self.num_envs = self.engine.num_envs
         self.render_mode = None
         single = self.probe.observation_space(self.probe.possible_agents[0])
@@ -451,10 +456,9 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
     def _infos(self, finals: dict[str, Any], observations: dict[str, np.ndarray]) -> dict[str, Any]:
         """The step's infos in gymnasium's vector layout (``key`` and its ``_key`` mask)."""
         everywhere = np.ones(self.num_envs, dtype=np.bool_)
-        infos: dict[str, Any] = {
-            "action_mask": observations["action_mask"], "_action_mask": everywhere,
-            "learner_seat": self.seat.copy(), "_learner_seat": everywhere,
-        }
+        infos: dict[str, Any] = {"learner_seat": self.seat.copy(), "_learner_seat": everywhere}
+        if self.info_mask:
+            infos.update(action_mask=observations["action_mask"], _action_mask=everywhere)
         if "episode" not in finals:
             return infos
         done = finals["episode"]["l"] > 0
