@@ -276,3 +276,80 @@ def test_maskable_ppo_learns_on_it_and_snapshots_join_the_pool(name: str, tmp_pa
     batch = agent.act_batch(env.engine.obs, env.engine.mask)
     single = [agent.act(o, m) for o, m in zip(env.engine.obs, env.engine.mask)]
     assert batch.tolist() == single, "one forward pass plays what row-by-row play does"
+
+
+PINNED_ROLLOUTS = [
+    ("gongzhu_v0", "random", None, 0, "38724633784049b1", 184, 9612),
+    ("gongzhu_v0", "heuristic", 1, 3, "c8dfe7867886bcea", 184, 9613),
+    ("gongzhu_v0", "pool", None, 5, "5f0a19c8b4cc38b9", 184, 9614),
+    ("jaipur_v0", "random", None, 0, "5f7398062ba6365d", 22, 4808),
+    ("jaipur_v0", "heuristic", 1, 3, "fbed216166d7d1bf", 46, 4805),
+    ("jaipur_v0", "pool", None, 5, "f237faa19b1cdb3c", 28, 4804),
+    ("red7_v0", "random", None, 0, "b4c48e57ec8be86d", 777, 4769),
+    ("red7_v0", "heuristic", 1, 3, "b0a504f41e4e29a9", 617, 4586),
+    ("red7_v0", "pool", None, 5, "86f49fd7ec9861bf", 699, 4696),
+    ("haggis_v0", "random", None, 0, "344dd2c8797d1176", 0, 4710),
+    ("haggis_v0", "heuristic", 1, 3, "c2cdf8a55b1daf63", 8, 5166),
+    ("haggis_v0", "pool", None, 5, "ed4f1a86b15df91e", 2, 4909),
+    ("haggle_v0", "random", None, 0, "8306d3260efbc85e", 117, 9474),
+    ("haggle_v0", "heuristic", 1, 3, "33d1100d00285732", 120, 9116),
+    ("haggle_v0", "pool", None, 5, "8a7c49d40f3fbce7", 122, 9118),
+]
+"""(env, opponents, learner seat, seed, digest, episodes, env steps) of :func:`_rollout_digest`,
+recorded with the SB3 VecEnv as it was before it became a layer over ``CardGamesVectorEnv``
+(its own learner/opponent bookkeeping): the layer must reproduce its runs exactly."""
+PINNED_PPO = {"red7_v0": (28.446998446, 2933), "gongzhu_v0": (31.918434669, 6169)}
+"""Sum of the MaskablePPO parameters and env steps after :func:`_short_ppo`, recorded likewise."""
+
+
+def _rollout_digest(name: str, opponents: str, seat: int | None, seed: int) -> tuple[str, int, int]:
+    """SHA-256 (16 hex digits) of 300 steps of 8 slots with seeded random learner actions:
+    observations, rewards, dones and each finished episode's slot, return and length."""
+    import hashlib
+
+    spec = OpponentPool(base=("random", "heuristic")) if opponents == "pool" else opponents
+    env = VectorTrainingEnv(name, 8, {}, opponents=spec, learner_seat=seat, seed=seed)
+    env.seed(seed)
+    obs = env.reset()
+    digest = hashlib.sha256(obs.tobytes())
+    rng = np.random.default_rng(seed + 1)
+    episodes = 0
+    for _ in range(300):
+        obs, rewards, dones, infos = env.step(random_legal(env.action_masks(), rng))
+        digest.update(obs.tobytes())
+        digest.update(rewards.tobytes())
+        digest.update(dones.tobytes())
+        for i in np.flatnonzero(dones):
+            digest.update(repr((i, infos[i]["episode"]["r"], infos[i]["episode"]["l"])).encode())
+            episodes += 1
+    return digest.hexdigest()[:16], episodes, int(env.env_steps)
+
+
+@pytest.mark.parametrize(
+    ("name", "opponents", "seat", "seed", "digest", "episodes", "env_steps"), PINNED_ROLLOUTS
+)
+def test_the_layer_reproduces_the_former_vec_envs_runs(
+    name: str, opponents: str, seat: int | None, seed: int, digest: str, episodes: int, env_steps: int
+) -> None:
+    assert _rollout_digest(name, opponents, seat, seed) == (digest, episodes, env_steps)
+
+
+@pytest.mark.parametrize("name", sorted(PINNED_PPO))
+def test_maskable_ppo_trains_to_the_same_parameters_as_on_the_former_vec_env(name: str) -> None:
+    """Three MaskablePPO rollouts and updates (seed 0, heuristic opponents, torch on one thread)
+    end with the parameters the former VecEnv gave (their sum, to 1e-9 of it)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        env = VectorTrainingEnv(name, 16, {}, opponents="heuristic", seed=0)
+        model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=128, n_epochs=2, seed=0, device="cpu",
+                            policy_kwargs={"net_arch": [64, 64]})
+        model.learn(total_timesteps=16 * 32 * 3)
+    finally:
+        torch.set_num_threads(threads)
+    total = float(sum(p.detach().double().sum() for p in model.policy.parameters()))
+    expected, env_steps = PINNED_PPO[name]
+    assert total == pytest.approx(expected, rel=1e-9) and env.env_steps == env_steps

@@ -322,3 +322,16 @@ def test_opponents_per_seat_functions_and_state_readers() -> None:
         bad.reset(seed=0)
         for _ in range(5):
             bad.step(random_legal(bad.action_masks(), rng))
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_the_shipped_policy_plays_every_seat_in_batch(name: str) -> None:
+    """``opponents="pretrained"``: one numpy pass per step (or, for a policy trained on another
+    encoding, the rules state of each row); every move legal, games finish."""
+    options = {"target_score": 50} if name == "haggis_v0" else {}
+    env = CardGamesVectorEnv(name, 4, opponents="pretrained", seed=1, **options)
+    observations, _ = env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _ in range(6):
+        observations, *_ = env.step(random_legal(observations["action_mask"].astype(bool), rng))
+    assert env.env_steps > 4 * 6  # the opponents moved inside (an illegal move would raise)
