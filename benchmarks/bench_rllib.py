@@ -5,7 +5,7 @@ Needs the ``rllib`` extra. Measures, in one run on one machine, with the PPO con
 :func:`cardgames_env.integrations.rllib.build_config` (256x256 networks):
 
 * ``engines`` (``--compare``) — a learner against heuristic seats, one env runner in this
-  process, on today's multi-agent adapter (``engine="aec"``: RLlib's multi-agent runner steps
+  process, on the multi-agent adapter (``engine="aec"``: RLlib's multi-agent runner steps
   AEC envs, the frozen heuristic module picks the opponents' moves) and on the batched engine
   (``engine="vector"``: the single-agent runner over the gymnasium vector env, the heuristic
   deciding inside in batch), for each number of envs per runner: env steps (every decision,

@@ -296,8 +296,8 @@ PINNED_ROLLOUTS = [
     ("haggle_v0", "pool", None, 5, "8a7c49d40f3fbce7", 122, 9118),
 ]
 """(env, opponents, learner seat, seed, digest, episodes, env steps) of :func:`_rollout_digest`,
-recorded with the SB3 VecEnv as it was before it became a layer over ``CardGamesVectorEnv``
-(its own learner/opponent bookkeeping): the layer must reproduce its runs exactly."""
+recorded with an independent implementation of the SB3 VecEnv's learner/opponent bookkeeping
+(one that did not go through ``CardGamesVectorEnv``): the layer must reproduce its runs exactly."""
 PINNED_PPO = {"red7_v0": (28.446998446, 2933), "gongzhu_v0": (31.918434669, 6169)}
 """Sum of the MaskablePPO parameters and env steps after :func:`_short_ppo`, recorded likewise."""
 
@@ -328,16 +328,16 @@ def _rollout_digest(name: str, opponents: str, seat: int | None, seed: int) -> t
 @pytest.mark.parametrize(
     ("name", "opponents", "seat", "seed", "digest", "episodes", "env_steps"), PINNED_ROLLOUTS
 )
-def test_the_layer_reproduces_the_former_vec_envs_runs(
+def test_the_layer_reproduces_the_reference_rollouts(
     name: str, opponents: str, seat: int | None, seed: int, digest: str, episodes: int, env_steps: int
 ) -> None:
     assert _rollout_digest(name, opponents, seat, seed) == (digest, episodes, env_steps)
 
 
 @pytest.mark.parametrize("name", sorted(PINNED_PPO))
-def test_maskable_ppo_trains_to_the_same_parameters_as_on_the_former_vec_env(name: str) -> None:
+def test_maskable_ppo_trains_to_the_reference_parameters(name: str) -> None:
     """Three MaskablePPO rollouts and updates (seed 0, heuristic opponents, torch on one thread)
-    end with the parameters the former VecEnv gave (their sum, to 1e-9 of it)."""
+    end with the parameters that implementation gave (their sum, to 1e-9 of it)."""
     import torch
     from sb3_contrib import MaskablePPO
 
