@@ -138,7 +138,7 @@ def test_game_configs_are_valid_json_over_the_default():
 
 
 THROUGHPUT = re.compile(
-    r"^trained (\d+) learner steps in [\d.]+ s \([\d.]+ s of it imitation\): (\d+) learner steps/s, "
+    r"^trained (\d+) learner steps(?: \(2000 asked for, [^)]*\))? in [\d.]+ s \([\d.]+ s of it imitation\): (\d+) learner steps/s, "
     r"(\d+) env steps/s \(learner and opponents\) inside MaskablePPO, updates included, "
     r"evaluations and saves excluded$",
     re.M,
@@ -149,12 +149,17 @@ def _check_printed_run(printed: str, name: str, out, summary: dict, eval_games: 
     """What ``cardgames train`` prints agrees with the run folder: the header, the throughput
     line (the same figures as summary.json), one line per final evaluation, the saved paths."""
     lines = printed.splitlines()
-    header = f"training {name} for 2000 steps: opponents selfplay, 2 dummy envs, seed 1, output {out}"
+    # 2,000 steps asked for, collected in whole rollouts of n_steps 256 x 2 envs = 512 steps:
+    # ceil(2000 / 512) = 4 rollouts, 2,048 steps.
+    rounding = "2000 asked for, rounded up to whole rollouts of 512 steps: n_steps 256 x 2 envs"
+    header = (f"training {name} for 2048 steps ({rounding}): opponents selfplay, 2 dummy envs, "
+              f"seed 1, output {out}")
     assert header in lines, printed
     found = THROUGHPUT.search(printed)
     assert found, printed
     learner_steps, learner_rate, env_rate = (int(g) for g in found.groups())
-    assert learner_steps == summary["timesteps"] >= 2000
+    assert learner_steps == summary["timesteps"] == 2048
+    assert f"trained 2048 learner steps ({rounding}) in " in printed
     # Printed to the unit, stored to a tenth: the same figure within rounding.
     assert abs(learner_rate - summary["steps_per_s"]) <= 0.55
     assert abs(env_rate - summary["env_steps_per_s"]) <= 0.55
