@@ -1,7 +1,7 @@
 """Batched engines (``cardgames_env.vector``) side by side with the AEC envs and OpenSpiel hearts.
 
 Measures, in one run on one machine, for every game whose batched engine is installed
-(``VECTOR_ENVS``; a missing one is skipped with a note):
+(a game's spec names it; a missing one is skipped with a note):
 
 * ``AEC`` — random legal play through the game's raw AEC env: ``observe(agent)`` (observation
   and mask) and ``action_mask()`` at every decision, a uniformly random legal action, ``step``;
@@ -51,8 +51,8 @@ import numpy as np
 from numba import njit
 
 from cardgames_env.cli import parse_option
-from cardgames_env.registry import load
-from cardgames_env.vector import VECTOR_ENVS, make
+from cardgames_env.registry import load, spec
+from cardgames_env.vector import make
 from cardgames_env.vector._rng import below
 
 SIZES = (1, 64, 256, 1024)
@@ -225,10 +225,11 @@ def available_games(wanted: list[str]) -> tuple[list[str], list[str]]:
     games, notes = [], []
     for subject in wanted:
         name, _ = parse_subject(subject)
-        if name not in VECTOR_ENVS:
-            notes.append(f"{name}: no batched engine is listed in VECTOR_ENVS")
+        kernel = spec(name).kernel
+        if kernel is None:
+            notes.append(f"{name}: its spec names no batched engine")
             continue
-        module = VECTOR_ENVS[name].split(":")[0]
+        module = kernel.partition(":")[0]
         try:
             importlib.import_module(module)
         except ModuleNotFoundError:

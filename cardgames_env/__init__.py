@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from . import registry
 from .registry import ALL_ENVS, register
 
 __version__ = "0.1.0"
@@ -25,9 +26,12 @@ except ImportError:  # pettingzoo missing: the rules engines and scorers still w
 
 
 def __getattr__(name: str) -> ModuleType:
-    # Lazy `from cardgames_env import gongzhu_v0`: only the env asked for is imported.
+    # Lazy `from cardgames_env import <game>_v0`: only the env asked for is imported; a game
+    # registered at run time has no face module here and gives its env module.
     if name in ALL_ENVS:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in registry.env_names():
+        return registry.load(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

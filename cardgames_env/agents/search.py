@@ -36,23 +36,14 @@ from typing import Any
 
 import numpy as np
 
+from cardgames_env import registry
 from cardgames_env.core.rng import make_rng
 
 from .masks import legal_actions, move_actions
-from .search_games import ADAPTERS, GameAdapter
+from .search_games import GameAdapter
 
 SEARCH_KIND = "search"
 """Agent-kind name of the search agent (with ``:key=value`` options)."""
-
-DEFAULT_ITERATIONS: dict[str, int] = {
-    "red7": 450,
-    "gongzhu": 120,
-    "jaipur": 60,
-    "haggis": 20,
-    "haggle": 150,
-}
-"""Iterations per decision of the default setting, per game: sized so that one decision
-takes at most about 100 ms on a 2-core x86_64 machine (``benchmarks/bench_search.py``)."""
 
 ROLLOUT_KINDS = ("policy", "random")
 
@@ -62,7 +53,8 @@ class SearchOptions:
     """Settings of a search agent.
 
     Attributes:
-        iterations: simulations per decision (``None``: the game's default, unless ``time``).
+        iterations: simulations per decision (``None``: the game's default, its spec's
+            ``search_iterations``, unless ``time``).
         time: seconds per decision (``None``: no time budget). With both set the search stops
             at whichever comes first; a time budget makes moves depend on the machine's speed.
         c: UCB1 exploration constant (values are in about ``[-1, 1]``).
@@ -84,7 +76,7 @@ class SearchOptions:
     def budget(self, game: str) -> tuple[int | None, float | None]:
         """Return ``(iterations, seconds)`` for a game; ``None`` = no limit of that kind."""
         if self.iterations is None and self.time is None:
-            return DEFAULT_ITERATIONS[game], None
+            return registry.spec(game).search_iterations, None
         return self.iterations, self.time
 
 
@@ -190,11 +182,12 @@ class SearchAgent:
     def __init__(self, env: Any, options: SearchOptions | str = "search", seed: int | None = None):
         self.env = env.unwrapped
         game = self.env.info.name
-        if game not in ADAPTERS:
+        game_spec = registry.spec(game)
+        if game_spec.search is None:
             raise ValueError(f"no search agent for game {game!r}")
         self.options = parse_search_options(options) if isinstance(options, str) else options
         self.game = game
-        self.adapter: GameAdapter = ADAPTERS[game](self.env.encoding, self.options.epsilon)
+        self.adapter: GameAdapter = game_spec.load("search")(self.env.encoding, self.options.epsilon)
         self.iterations, self.seconds = self.options.budget(game)
         self.rng = make_rng(seed)
         self._plan: list[int] = []
@@ -347,7 +340,6 @@ def is_search_kind(kind: str) -> bool:
 
 
 __all__ = [
-    "DEFAULT_ITERATIONS",
     "SEARCH_KIND",
     "SearchAgent",
     "SearchOptions",

@@ -703,13 +703,4 @@ class HaggleAdapter(GameAdapter):
         return math.tanh(hl.returns(state)[player] / 3)
 
 
-ADAPTERS: dict[str, type[GameAdapter]] = {
-    "red7": Red7Adapter,
-    "gongzhu": GongZhuAdapter,
-    "jaipur": JaipurAdapter,
-    "haggis": HaggisAdapter,
-    "haggle": HaggleAdapter,
-}
-"""Game id -> its search adapter."""
-
-__all__ = ["ADAPTERS", "CHANCE", "EMPTY", "TERMINAL", "GameAdapter", "haggle_hand_value"]
+__all__ = ["CHANCE", "EMPTY", "TERMINAL", "GameAdapter", "haggle_hand_value"]

@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from cardgames_env.agents.base import HEURISTICS
+from cardgames_env.agents.base import has_heuristic
 from cardgames_env.agents.batch import random_legal
 from cardgames_env.agents.masks import legal_rows
 from cardgames_env.agents.pool import OpponentPool
@@ -474,7 +474,7 @@ def train_dmc(
     evals = settings["eval"]
     final_games, final_seed = int(evals["final_games"]), int(evals["seed"]) + 500_000
     results: list[MatchResult] = []
-    for opponent in ("random", "heuristic") if probe.info.name in HEURISTICS else ("random",):
+    for opponent in ("random", "heuristic") if has_heuristic(probe.info.name) else ("random",):
         result = evaluate(env_name, policy, opponent, games=final_games, seed=final_seed, options=options,
                           agent_name="trained", opponent_name=opponent)
         results.append(result)

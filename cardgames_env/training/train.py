@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cardgames_env.agents.base import HEURISTICS
+from cardgames_env.agents.base import has_heuristic
 from cardgames_env.agents.model import MODEL_FILE, ModelAgent, write_sidecar
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.registry import load
@@ -51,11 +51,11 @@ def opponent_pool(game: str, mode: str, selfplay: Mapping[str, Any]) -> Opponent
     """
     if mode not in OPPONENT_MODES:
         raise ValueError(f"unknown opponents {mode!r}; expected one of {', '.join(OPPONENT_MODES)}")
-    if mode == "heuristic" and game not in HEURISTICS:
+    if mode == "heuristic" and not has_heuristic(game):
         raise ValueError(f"no heuristic agent for game {game!r}: use --opponents random or selfplay")
     if mode != "selfplay":
         return OpponentPool(base=(mode,))
-    base = ("random", "heuristic") if game in HEURISTICS else ("random",)
+    base = ("random", "heuristic") if has_heuristic(game) else ("random",)
     return OpponentPool(
         base=base,
         sampling=str(selfplay.get("sampling", "snapshots")),
@@ -277,7 +277,7 @@ def train(
     final_games = int(settings["eval"]["final_games"])
     final_seed = int(settings["eval"]["seed"]) + 500_000
     results = []
-    for opponent in ("random", "heuristic") if game in HEURISTICS else ("random",):
+    for opponent in ("random", "heuristic") if has_heuristic(game) else ("random",):
         result = evaluate(
             env_name, learner, opponent, games=final_games, seed=final_seed, options=options,
             agent_name="trained", opponent_name=opponent,

@@ -17,6 +17,6 @@ import os
 # the OpenMP runtime; an explicit OMP_WAIT_POLICY in the environment wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from .base import STAY, VECTOR_ENVS, VectorEnv, available, make
+from .base import STAY, VectorEnv, available, make
 
-__all__ = ["STAY", "VECTOR_ENVS", "VectorEnv", "available", "make"]
+__all__ = ["STAY", "VectorEnv", "available", "make"]

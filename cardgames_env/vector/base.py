@@ -45,33 +45,25 @@ import numba
 import numpy as np
 from gymnasium import spaces
 
+from cardgames_env import registry
 from cardgames_env.core.aec import CardGameEnv, resolve_max_steps
 from cardgames_env.core.game import GameInfo, config_from_kwargs
-from cardgames_env.registry import ALL_ENVS, NAMESPACE
-
-VECTOR_ENVS: dict[str, str] = {
-    "gongzhu_v0": "cardgames_env.vector.gongzhu:GongZhuVectorEnv",
-    "jaipur_v0": "cardgames_env.vector.jaipur:JaipurVectorEnv",
-    "red7_v0": "cardgames_env.vector.red7:Red7VectorEnv",
-    "haggis_v0": "cardgames_env.vector.haggis:HaggisVectorEnv",
-    "haggle_v0": "cardgames_env.vector.haggle:HaggleVectorEnv",
-}
-"""Env name -> ``module:class`` of its batched engine (imported on first use)."""
-
 
 STAY = -1
 """Action of a slot that sits out a ``step(actions, active)`` call (passed to ``_step``)."""
 
 
 def available() -> list[str]:
-    """Names of the envs whose batched engine is installed (its module imports)."""
+    """Names of the envs whose game has a batched engine that imports here."""
     names = []
-    for name, target in VECTOR_ENVS.items():
+    for game in registry.specs():
+        if game.kernel is None:
+            continue
         try:
-            importlib.import_module(target.split(":")[0])
+            importlib.import_module(game.kernel.partition(":")[0])
         except ModuleNotFoundError:
             continue
-        names.append(name)
+        names.append(game.env_name)
     return names
 
 
@@ -79,22 +71,21 @@ def make(name: str, num_envs: int, seed: int | None = 0, **options: Any) -> Vect
     """Return the batched engine of env ``name`` with ``num_envs`` slots, reset with ``seed``.
 
     Args:
-        name: ``"gongzhu_v0"``, ``"cardgames/gongzhu_v0"`` or the game id ``"gongzhu"``.
+        name: an env name (``"<game>_v0"``), its PettingZoo id (``"cardgames/<game>_v0"``) or
+            the game id (``"<game>"``).
         num_envs: number of slots (games stepped together), at least 1.
         seed: seed of the slots' random streams (``None``: fresh entropy).
         **options: the AEC env's options (its ``Config`` fields) and ``max_steps``.
 
     Raises:
-        ValueError: for an unknown env, a bad ``num_envs`` or a bad option (the AEC env's
-            messages).
+        ValueError: for an unknown env or one without a batched engine, a bad ``num_envs`` or
+            a bad option (the AEC env's messages).
     """
-    key = name.removeprefix(f"{NAMESPACE}/")
-    if key not in VECTOR_ENVS and f"{key}_v0" in VECTOR_ENVS:
-        key = f"{key}_v0"
-    if key not in VECTOR_ENVS:
-        raise ValueError(f"unknown env {name!r}; batched engines exist for: {', '.join(VECTOR_ENVS)}")
-    module_name, class_name = VECTOR_ENVS[key].split(":")
-    cls: type[VectorEnv] = getattr(importlib.import_module(module_name), class_name)
+    game = registry.spec(name)
+    if game.kernel is None:
+        engines = ", ".join(s.env_name for s in registry.specs() if s.kernel is not None)
+        raise ValueError(f"{game.env_name} has no batched engine; batched engines exist for: {engines}")
+    cls: type[VectorEnv] = game.load("kernel")
     return cls(num_envs, seed=seed, **options)
 
 
@@ -376,5 +367,3 @@ class VectorEnv:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name}, num_envs={self.num_envs}, config={self.config})"
 
-
-assert set(VECTOR_ENVS) <= set(ALL_ENVS)

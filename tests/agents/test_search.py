@@ -7,10 +7,10 @@ import pytest
 
 from cardgames_env.agents import make_agent
 from cardgames_env.agents.search import SearchAgent, SearchOptions, parse_search_options
-from cardgames_env.agents.search_games import ADAPTERS, haggle_hand_value
+from cardgames_env.agents.search_games import haggle_hand_value
 from cardgames_env.cli import main
 from cardgames_env.core.game import CHANCE
-from cardgames_env.registry import ALL_ENVS, load
+from cardgames_env.registry import ALL_ENVS, load, spec
 from cardgames_env.training.evaluate import play_game
 
 VARIANTS = [
@@ -98,7 +98,7 @@ def test_canonical_state_depends_only_on_the_seats_information(name, options):
     and the canonical state shows the seat exactly its own observation."""
     raw = load(name).raw_env(**options)
     rules, encoding = raw.rules, raw.encoding
-    adapter = ADAPTERS[raw.info.name](encoding)
+    adapter = spec(raw.info.name).load("search")(encoding)
     rng = np.random.default_rng(3)
     for state in positions(name, options):
         player = rules.current_player(state)

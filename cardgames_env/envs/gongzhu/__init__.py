@@ -1,1 +1,15 @@
 """Gong Zhu (拱猪, "Chinese Hearts", "Chase the Pig"): four-player trick-taking game."""
+
+from cardgames_env.core.spec import GameSpec
+
+SPEC = GameSpec(
+    game="gongzhu",
+    package=__name__,
+    env=f"{__name__}.env:GongZhuEnv",
+    kernel="cardgames_env.vector.gongzhu:GongZhuVectorEnv",
+    heuristic="cardgames_env.agents.gongzhu:GongZhuHeuristic",
+    search="cardgames_env.agents.search_games:GongZhuAdapter",
+    view=None,
+    search_iterations=120,
+)
+"""Where the game's code lives; read by every registry of the package."""

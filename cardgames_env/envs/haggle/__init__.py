@@ -1,1 +1,15 @@
 """Haggle (Sid Sackson): the scorer, its CLI, and the turn-based negotiation env ``haggle_v0``."""
+
+from cardgames_env.core.spec import GameSpec
+
+SPEC = GameSpec(
+    game="haggle",
+    package=__name__,
+    env=f"{__name__}.env:HaggleEnv",
+    kernel="cardgames_env.vector.haggle:HaggleVectorEnv",
+    heuristic="cardgames_env.agents.haggle:HaggleHeuristic",
+    search="cardgames_env.agents.search_games:HaggleAdapter",
+    view=None,
+    search_iterations=150,
+)
+"""Where the game's code lives; read by every registry of the package."""

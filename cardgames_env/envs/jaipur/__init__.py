@@ -1,1 +1,15 @@
 """Jaipur: a two-player trading card game (rules engine, scoring, encoding, env)."""
+
+from cardgames_env.core.spec import GameSpec
+
+SPEC = GameSpec(
+    game="jaipur",
+    package=__name__,
+    env=f"{__name__}.env:JaipurEnv",
+    kernel="cardgames_env.vector.jaipur:JaipurVectorEnv",
+    heuristic="cardgames_env.agents.jaipur:JaipurHeuristic",
+    search="cardgames_env.agents.search_games:JaipurAdapter",
+    view=None,
+    search_iterations=60,
+)
+"""Where the game's code lives; read by every registry of the package."""

@@ -1,0 +1,15 @@
+"""Red7: a card game where the rule changes every turn (``red7_v0``)."""
+
+from cardgames_env.core.spec import GameSpec
+
+SPEC = GameSpec(
+    game="red7",
+    package=__name__,
+    env=f"{__name__}.env:Red7Env",
+    kernel="cardgames_env.vector.red7:Red7VectorEnv",
+    heuristic="cardgames_env.agents.red7:Red7Heuristic",
+    search="cardgames_env.agents.search_games:Red7Adapter",
+    view=None,
+    search_iterations=450,
+)
+"""Where the game's code lives; read by every registry of the package."""
