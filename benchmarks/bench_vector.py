@@ -51,9 +51,9 @@ import numpy as np
 from numba import njit
 
 from cardgames_env.cli import parse_option
+from cardgames_env.core.kernel_rng import below
 from cardgames_env.registry import load, spec
 from cardgames_env.vector import make
-from cardgames_env.vector._rng import below
 
 SIZES = (1, 64, 256, 1024)
 DEFAULT_SUBJECTS = (

@@ -27,7 +27,7 @@ from numba import njit
 from cardgames_env.envs.haggis.cards import FACE_MASK, NUMBER_MASK, J
 from cardgames_env.envs.haggis.combos import TEMPLATES
 from cardgames_env.envs.haggis.encoding import DECLARE0, PASS
-from cardgames_env.vector.haggis import (
+from cardgames_env.envs.haggis.kernel import (
     _BOMB_RAINBOW,
     _BOMB_SUITED,
     _FACE_BOMB_INDEX,

@@ -162,7 +162,7 @@ def test_active_slots_move_alone(name: str) -> None:
 def test_threaded_and_one_thread_kernels_play_the_same_games(name: str) -> None:
     """Slots draw from their own streams, so the threaded kernel (forced) plays exactly the
     one-thread kernel's games, slot for slot, whatever the thread schedule."""
-    engines = [vector.make(name, num_envs=vector.base.PARALLEL_MIN_ENVS, seed=9) for _ in range(2)]
+    engines = [vector.make(name, num_envs=vector.PARALLEL_MIN_ENVS, seed=9) for _ in range(2)]
     engines[0].parallel = False
     engines[1].parallel = True
     rng = np.random.default_rng(4)
@@ -178,12 +178,12 @@ def test_threaded_and_one_thread_kernels_play_the_same_games(name: str) -> None:
 @pytest.mark.parametrize("threaded_seconds, expected", [(0.010, False), (0.0005, True)])
 def test_kernel_chooser_keeps_the_faster_kernel(threaded_seconds: float, expected: bool) -> None:
     calls: list[str] = []
-    chooser = vector.base.KernelChooser(lambda: calls.append("one"), lambda: calls.append("threads"), True)
+    chooser = vector.KernelChooser(lambda: calls.append("one"), lambda: calls.append("threads"), True)
     for _ in range(2000):  # one-thread steps take 1 ms; threaded ones threaded_seconds
         chooser.record(threaded_seconds if chooser.kernel() is chooser.threaded else 0.001)
     assert chooser.parallel is expected
     chooser.enabled = False  # no more probes: run() calls the kernel in use
     chooser.run()
     assert calls == ["threads" if expected else "one"]
-    small = vector.make(ENGINES[0], num_envs=vector.base.PARALLEL_MIN_ENVS - 1, seed=0)
+    small = vector.make(ENGINES[0], num_envs=vector.PARALLEL_MIN_ENVS - 1, seed=0)
     assert not small.chooser.enabled and not small.parallel, "small batches stay on one thread"

@@ -2,7 +2,7 @@
 
 The kernels restate the rules of :mod:`cardgames_env.envs.gongzhu.rules` (the reference,
 ``shared/rules/gongzhu.md``) and the observation of :mod:`cardgames_env.envs.gongzhu.encoding`
-over flat slot arrays; ``tests/vector/test_gongzhu_vector.py`` holds them to the AEC env
+over flat slot arrays; ``tests/gongzhu/test_gongzhu_kernel.py`` holds them to the AEC env
 move by move.
 
 Slot state: one ``int64`` row of :data:`STATE_WIDTH` columns per slot (card sets are 52-bit
@@ -14,13 +14,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from cardgames_env.core.engine import VectorEnv
+from cardgames_env.core.kernel_rng import shuffle
 from cardgames_env.envs.gongzhu import rules
 from cardgames_env.envs.gongzhu.cards import GOAT, PIG, SPADE_TWO, TRANSFORMER
 from cardgames_env.envs.gongzhu.encoding import LAYOUT
 from cardgames_env.envs.gongzhu.env import GongZhuEnv
-
-from ._rng import shuffle
-from .base import VectorEnv
 
 # -- slot state columns (int64) -----------------------------------------------------------------
 _C_HANDS = 0  # 4 card masks: each seat's remaining cards
@@ -57,7 +56,7 @@ assert [(p.name, p.offset) for p in LAYOUT.pieces] == [
     ("led_suit", _O_LED_SUIT), ("played", _O_PLAYED), ("captured", _O_CAPTURED),
     ("voids", _O_VOIDS), ("spade2_holder", _O_SPADE2), ("hand_points", _O_HAND_POINTS),
     ("totals", _O_TOTALS),
-] and LAYOUT.size == _OBS_SIZE, "the Gong Zhu layout changed: update vector/gongzhu.py"
+] and LAYOUT.size == _OBS_SIZE, "the Gong Zhu layout changed: update envs/gongzhu/kernel.py"
 
 _SPADE_TWO = 39
 _PIG = 49

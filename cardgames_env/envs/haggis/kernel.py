@@ -4,7 +4,7 @@ The reference is the readable rules engine (:mod:`cardgames_env.envs.haggis.rule
 reference ``haggis.md``), its combination model (:mod:`~cardgames_env.envs.haggis.combos`)
 and the card-by-card encoding (:mod:`~cardgames_env.envs.haggis.encoding`); the kernels
 below restate them on bitmasks and the differential test
-(``tests/vector/test_haggis_vector.py``) holds the two together.
+(``tests/haggis/test_haggis_kernel.py``) holds the two together.
 
 **Slot layout.** One int64 row per slot (:data:`NUM_FIELDS` fields, contiguous): both hands
 and both seats' played cards as 39-bit card masks (ids of :mod:`.cards`: number cards
@@ -30,7 +30,7 @@ with the highest legal rank of kind ``k``, like the encoding.
 
 **Threads.** The engine has two kernels, one spreading the slots over threads (``prange``) and
 one in the calling thread; they play the same games (one random stream per slot), and the
-driver's :class:`~cardgames_env.vector.base.KernelChooser` steps with the faster.
+driver's :class:`~cardgames_env.core.engine.KernelChooser` steps with the faster.
 """
 
 from __future__ import annotations
@@ -40,14 +40,13 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
+from cardgames_env.core.engine import VectorEnv
+from cardgames_env.core.kernel_rng import below, shuffle
 from cardgames_env.envs.haggis import rules
 from cardgames_env.envs.haggis.cards import FACE_MASK, NUM_NUMBER_CARDS, NUMBER_MASK, ODD_POINT_MASK
 from cardgames_env.envs.haggis.combos import BOMB_ORDER, BOMB_RANK, TEMPLATES
 from cardgames_env.envs.haggis.encoding import ACTIONS, DECLARE0, LAYOUT, PASS
 from cardgames_env.envs.haggis.env import HaggisEnv
-
-from ._rng import below, shuffle
-from .base import VectorEnv
 
 # -- slot fields (one int64 row per slot) -----------------------------------------------------
 F_HAND = 0

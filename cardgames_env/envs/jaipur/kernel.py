@@ -5,7 +5,7 @@ The kernels restate the rules of :mod:`cardgames_env.envs.jaipur.rules` (the ref
 sections cited are those of the rules reference ``jaipur.md``) over one ``int32`` row per
 slot (layout below), and write the observation of
 :func:`cardgames_env.envs.jaipur.encoding.observe` and the mask of ``legal_mask`` (or the
-sub-step encoding's) for the mover. ``tests/vector/test_jaipur_vector.py`` holds the two
+sub-step encoding's) for the mover. ``tests/jaipur/test_jaipur_kernel.py`` holds the two
 together move by move.
 
 Legal exchanges (rulebook A) come from two tables built once at import: for each of the
@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
+from cardgames_env.core.engine import VectorEnv
+from cardgames_env.core.kernel_rng import below, shuffle
 from cardgames_env.envs.jaipur import encoding, rules, substeps
 from cardgames_env.envs.jaipur.cards import (
     BONUS_KINDS,
@@ -49,9 +51,6 @@ from cardgames_env.envs.jaipur.cards import (
     SEALS_TO_WIN,
 )
 from cardgames_env.envs.jaipur.env import JaipurEnv
-
-from ._rng import below, shuffle
-from .base import VectorEnv
 
 # -- slot layout (one int32 row per slot) -------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """``VectorEnv``: the batched-engine driver written once; each game supplies its kernels.
 
-A game's batched engine subclasses :class:`VectorEnv` in ``vector/<game>.py``. The base class
+A game's batched engine subclasses :class:`VectorEnv` in ``envs/<game>/kernel.py``. The base class
 validates options (the AEC env's ``Config``, so the same ``ValueError``s), owns the output
 buffers, the per-slot random streams and step counters, and checks every action before any
 slot changes; the subclass implements five hooks:
@@ -29,64 +29,35 @@ Contract of the outputs (``docs/vector.md``):
   ``max_steps`` decisions: then ``truncated[i]`` too); the slot then holds a fresh deal and
   its row of ``obs``/``mask``/``player`` is the new game's.
 
-Deals are sampled inside the engine from one random stream per slot (:mod:`._rng`), so a
+Deals are sampled inside the engine from one random stream per slot (:mod:`.kernel_rng`), so a
 slot's games do not depend on how slots are scheduled across threads.
 """
 
 from __future__ import annotations
 
-import importlib
+import os
 import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+# The engines' ``prange`` kernels run one short parallel region per step. OpenMP workers that
+# spin between regions (the default) steal the CPU from the other threads on a busy machine and
+# make threaded steps several times slower than one thread; sleeping workers cost a few
+# microseconds per step at most. Every engine module imports this one, so the policy is set
+# before the first parallel kernel loads the OpenMP runtime; an explicit OMP_WAIT_POLICY in the
+# environment wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import numba
 import numpy as np
 from gymnasium import spaces
 
-from cardgames_env import registry
-from cardgames_env.core.aec import CardGameEnv, resolve_max_steps
-from cardgames_env.core.game import GameInfo, config_from_kwargs
+from .aec import CardGameEnv, resolve_max_steps
+from .game import GameInfo, config_from_kwargs
 
 STAY = -1
 """Action of a slot that sits out a ``step(actions, active)`` call (passed to ``_step``)."""
-
-
-def available() -> list[str]:
-    """Names of the envs whose game has a batched engine that imports here."""
-    names = []
-    for game in registry.specs():
-        if game.kernel is None:
-            continue
-        try:
-            importlib.import_module(game.kernel.partition(":")[0])
-        except ModuleNotFoundError:
-            continue
-        names.append(game.env_name)
-    return names
-
-
-def make(name: str, num_envs: int, seed: int | None = 0, **options: Any) -> VectorEnv:
-    """Return the batched engine of env ``name`` with ``num_envs`` slots, reset with ``seed``.
-
-    Args:
-        name: an env name (``"<game>_v0"``), its PettingZoo id (``"cardgames/<game>_v0"``) or
-            the game id (``"<game>"``).
-        num_envs: number of slots (games stepped together), at least 1.
-        seed: seed of the slots' random streams (``None``: fresh entropy).
-        **options: the AEC env's options (its ``Config`` fields) and ``max_steps``.
-
-    Raises:
-        ValueError: for an unknown env or one without a batched engine, a bad ``num_envs`` or
-            a bad option (the AEC env's messages).
-    """
-    game = registry.spec(name)
-    if game.kernel is None:
-        engines = ", ".join(s.env_name for s in registry.specs() if s.kernel is not None)
-        raise ValueError(f"{game.env_name} has no batched engine; batched engines exist for: {engines}")
-    cls: type[VectorEnv] = game.load("kernel")
-    return cls(num_envs, seed=seed, **options)
 
 
 PARALLEL_MIN_ENVS = 64

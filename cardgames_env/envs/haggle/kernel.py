@@ -1,7 +1,7 @@
 """Haggle's batched engine: the turn-based trading protocol, scoring and observation in Numba.
 
 The reference is :mod:`cardgames_env.envs.haggle.rules` (and ``scoring``/``encoding``); the
-kernels below restate them for one slot at a time, and ``tests/vector/test_haggle_vector.py``
+kernels below restate them for one slot at a time, and ``tests/haggle/test_haggle_kernel.py``
 holds the two together move by move.
 
 A slot is one int64 row of :data:`HaggleVectorEnv.slots`; its fields sit at the offsets of
@@ -17,14 +17,13 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
+from cardgames_env.core.engine import VectorEnv
+from cardgames_env.core.kernel_rng import below, shuffle
 from cardgames_env.envs.haggle import rules
 from cardgames_env.envs.haggle.cards import HAND_SIZE, NUM_COLOURS, NUM_MODIFIERS
 from cardgames_env.envs.haggle.env import HaggleEnv
 from cardgames_env.envs.haggle.rules import Stage, State
 from cardgames_env.envs.haggle.scoring import CARD_LIMIT, ELIMINATION_COUNT
-
-from ._rng import below, shuffle
-from .base import VectorEnv
 
 # Scalar fields of a slot row.
 STAGE, ROUND, PROPOSER, PASSES, TARGET, SHOW, REQUEST, SUBMIT_COLOUR = range(8)

@@ -2,7 +2,7 @@
 
 The readable reference is :mod:`cardgames_env.envs.red7.rules` (with :mod:`.scoring` and
 :mod:`.encoding`); the kernels here restate those rules on card bitmasks and the
-differential test (``tests/vector/test_red7_vector.py``) holds the two together. Section
+differential test (``tests/red7/test_red7_kernel.py``) holds the two together. Section
 numbers refer to the rules reference ``red7.md`` as cited by the rules module.
 
 Slot layout: one ``int64`` row per slot (:data:`ROW` fields, see the ``F_*`` offsets): the
@@ -30,6 +30,8 @@ from llvmlite import ir
 from numba import njit, prange, types
 from numba.extending import intrinsic
 
+from cardgames_env.core.engine import VectorEnv
+from cardgames_env.core.kernel_rng import shuffle
 from cardgames_env.envs.red7 import rules
 from cardgames_env.envs.red7.cards import COLOUR_MASKS, EVEN_MASK, LOW_MASK, NUM_CARDS, NUMBER_MASKS
 from cardgames_env.envs.red7.encoding import (
@@ -55,9 +57,6 @@ from cardgames_env.envs.red7.rules import (
     TAKE,
 )
 from cardgames_env.envs.red7.scoring import RUN_TABLE
-
-from ._rng import shuffle
-from .base import VectorEnv
 
 # -- slot row layout -------------------------------------------------------------------------
 F_ACTIVE, F_PLAYER, F_RULE, F_CANVAS, F_PHASE, F_EFFECT, F_KNOWN_TOP = 0, 1, 2, 3, 4, 5, 6

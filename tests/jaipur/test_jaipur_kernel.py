@@ -12,10 +12,9 @@ import pytest
 from cardgames_env import vector
 from cardgames_env.envs.jaipur import encoding, rules
 from cardgames_env.envs.jaipur import env as jaipur_env
+from cardgames_env.envs.jaipur import kernel as vjaipur
 from cardgames_env.envs.jaipur.substeps import JaipurSubstepEncoding
-from cardgames_env.vector import jaipur as vjaipur
-
-from .differential import run_differential
+from tests.vector.differential import run_differential
 
 VARIANTS = jaipur_env.TEST_VARIANTS
 MAIN_VARIANTS = ({}, {"exchange_encoding": "substeps"})

@@ -6,11 +6,10 @@ import numpy as np
 import pytest
 
 from cardgames_env import vector
+from cardgames_env.envs.haggle import kernel as kernels
 from cardgames_env.envs.haggle import rules, scoring
 from cardgames_env.envs.haggle.env import TEST_VARIANTS
-from cardgames_env.vector import haggle as kernels
-
-from .differential import run_differential
+from tests.vector.differential import run_differential
 
 
 def _capped(state: rules.State) -> bool:

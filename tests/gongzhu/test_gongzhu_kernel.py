@@ -10,10 +10,9 @@ from cardgames_env.envs.gongzhu import env as gongzhu_env
 from cardgames_env.envs.gongzhu import rules
 from cardgames_env.envs.gongzhu.cards import POINT_CARD_IDS
 from cardgames_env.envs.gongzhu.env import TEST_VARIANTS
+from cardgames_env.envs.gongzhu.kernel import score_points
 from cardgames_env.envs.gongzhu.scoring import score
-from cardgames_env.vector.gongzhu import score_points
-
-from .differential import run_differential
+from tests.vector.differential import run_differential
 
 NAME = "gongzhu_v0"
 

@@ -12,8 +12,7 @@ from cardgames_env.envs.haggis import rules
 from cardgames_env.envs.haggis.cards import FACE_MASK, card_id
 from cardgames_env.envs.haggis.encoding import DECLARE0, LAYOUT, PASS, HaggisEncoding
 from cardgames_env.envs.haggis.env import TEST_VARIANTS
-
-from .differential import run_differential
+from tests.vector.differential import run_differential
 
 
 def _variant_id(options: dict[str, Any]) -> str:
