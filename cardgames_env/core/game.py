@@ -223,3 +223,8 @@ class Encoding:
     def render(self, state: Any, viewer: int | None) -> str:
         """Return a text picture of the state; ``viewer`` hides others' hands (``None`` shows all)."""
         return repr(state)
+
+    def legend(self) -> str | None:
+        """Return a line explaining the abbreviations of :meth:`render` and of the move
+        notation, or ``None`` when there are none; shown once before a game in the terminal."""
+        return None
