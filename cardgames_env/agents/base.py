@@ -1,9 +1,11 @@
 """The one ``Agent`` protocol every player of every game implements, and the random agent.
 
 Agents see exactly what a learner sees: the observation vector and the action mask. Heuristic
-agents read the observation through the game's ``ObservationLayout`` (never the hidden state).
+agents (each game's ``heuristic.py``, named by its spec) read the observation through the
+game's ``ObservationLayout`` (never the hidden state).
 
-Imports run one way: ``masks`` <- ``model`` <- ``base`` (``legal_actions`` is re-exported here).
+Imports run one way: ``model`` <- ``base``; the mask helpers are :mod:`cardgames_env.core.masks`
+(``legal_actions`` is re-exported here).
 """
 
 from __future__ import annotations
@@ -13,9 +15,9 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from cardgames_env import registry
+from cardgames_env.core.masks import legal_actions
 from cardgames_env.core.rng import make_rng
 
-from .masks import legal_actions
 from .model import ModelAgent, looks_like_model_path
 
 

@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from .masks import MAX_ACTIONS_PER_MOVE, legal_actions, legal_rows, move_actions
+from cardgames_env.core.masks import MAX_ACTIONS_PER_MOVE, legal_actions, legal_rows, move_actions
+
 from .model import MODEL_FILE, check_sidecar, env_signature
 
 FORMAT_VERSION = 1

@@ -37,9 +37,9 @@ from typing import Any
 import numpy as np
 
 from cardgames_env import registry
+from cardgames_env.core.masks import legal_actions, move_actions
 from cardgames_env.core.rng import make_rng
 
-from .masks import legal_actions, move_actions
 from .search_games import GameAdapter
 
 SEARCH_KIND = "search"

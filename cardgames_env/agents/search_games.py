@@ -23,16 +23,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from cardgames_env.agents.gongzhu import follow_card
-from cardgames_env.agents.haggis import choose_play as choose_haggis_play
 from cardgames_env.core.cards import cards_of
 from cardgames_env.core.game import CHANCE, TERMINAL
 from cardgames_env.core.rng import make_rng
 from cardgames_env.envs.gongzhu import rules as gz
 from cardgames_env.envs.gongzhu.cards import HEARTS, PIG, SPADES
+from cardgames_env.envs.gongzhu.heuristic import follow_card
 from cardgames_env.envs.haggis import rules as hg
 from cardgames_env.envs.haggis.cards import FACE_MASK
 from cardgames_env.envs.haggis.combos import BOMB_KIND, legal_plays
+from cardgames_env.envs.haggis.heuristic import choose_play as choose_haggis_play
 from cardgames_env.envs.haggle import rules as hl
 from cardgames_env.envs.haggle.cards import BASE_VALUES, EMPTY, NUM_COLOURS, NUM_MODIFIERS
 from cardgames_env.envs.jaipur import rules as jp

@@ -49,9 +49,9 @@ from typing import Any
 import numpy as np
 
 from cardgames_env.agents.batch import random_legal
-from cardgames_env.agents.masks import legal_rows
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
+from cardgames_env.core.masks import legal_rows
 from cardgames_env.core.progress import Progress
 
 from .config import rounding_note, whole_units

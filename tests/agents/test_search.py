@@ -182,7 +182,7 @@ def test_search_takes_a_winning_red7_move_over_losing_ones():
 
 
 def test_haggle_hand_value_matches_the_heuristics_vector_version():
-    from cardgames_env.agents.haggle import hand_values
+    from cardgames_env.envs.haggle.heuristic import hand_values
 
     rng = np.random.default_rng(0)
     hands = rng.integers(0, 8, size=(200, 5))

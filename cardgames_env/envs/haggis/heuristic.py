@@ -7,7 +7,7 @@ move and then emits the card selections and the declaration that make it.
 
 :func:`choose_play` states the choice readably; the search agent's rollouts play it. The
 heuristic itself runs the same choice compiled, for a batch of rows at once
-(:mod:`.haggis_kernel`, held to ``legal_plays`` and :func:`choose_play` by a differential test).
+(:mod:`.heuristic_kernel`, held to ``legal_plays`` and :func:`choose_play` by a differential test).
 
 Policy:
 
@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from cardgames_env.core.masks import legal_rows
 from cardgames_env.envs.haggis.cards import FACE_MASK, NUM_CARD_IDS
 from cardgames_env.envs.haggis.combos import BOMB_KIND, Play
 from cardgames_env.envs.haggis.encoding import ACTIONS, LAYOUT, HaggisEncoding
 
-from . import haggis_kernel as kernel
-from .masks import legal_rows
+from . import heuristic_kernel as kernel
 
 _CARD_BITS = np.int64(1) << np.arange(NUM_CARD_IDS, dtype=np.int64)
 """The bit of each card id (a 0/1 card vector times these, summed, is its bitmask)."""
@@ -49,7 +49,7 @@ class HaggisHeuristic:
     """Heuristic Haggis agent (see the module docstring for its policy).
 
     It decides for a batch of rows at once (:meth:`act_batch`, what the batched training engines
-    call; :meth:`act` is a batch of one): one compiled loop (:mod:`.haggis_kernel`) lists each
+    call; :meth:`act` is a batch of one): one compiled loop (:mod:`.heuristic_kernel`) lists each
     row's legal plays, picks one with :func:`choose_play`'s rules and emits its next action.
     """
 
@@ -133,7 +133,7 @@ def _buffers(capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _tables(piece: dict[str, np.ndarray]) -> np.ndarray:
-    """Each row's table ``(kind, length, rank)`` (:mod:`.haggis_kernel`'s form) from the
+    """Each row's table ``(kind, length, rank)`` (:mod:`.heuristic_kernel`'s form) from the
     observation's one-hot pieces: kind -1 when the table is empty."""
     kind = piece["table_kind"].argmax(axis=1)
     bomb = kind >= _SEQUENCE_KINDS

@@ -6,8 +6,8 @@ import numpy as np
 
 from cardgames_env import jaipur_v0
 from cardgames_env.agents.base import make_agent
-from cardgames_env.agents.jaipur import JaipurHeuristic
 from cardgames_env.envs.jaipur.encoding import ACTIONS, LAYOUT
+from cardgames_env.envs.jaipur.heuristic import JaipurHeuristic
 
 
 def _play(env, agents, seed: int, cap: int = 5000) -> int:

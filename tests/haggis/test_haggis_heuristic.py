@@ -8,7 +8,7 @@ import pytest
 
 from cardgames_env import haggis_v0
 from cardgames_env.agents.base import make_agent
-from cardgames_env.agents.haggis import HaggisHeuristic
+from cardgames_env.envs.haggis.heuristic import HaggisHeuristic
 
 
 def test_heuristic_is_legal_and_beats_random():
@@ -85,7 +85,7 @@ def _kernel_table(table: tuple | None) -> tuple[int, int, int]:
 
 def _kernel_plays(hand: int, table: tuple | None, flags: tuple[bool, bool]) -> tuple[list, np.ndarray]:
     """The compiled play list as ``legal_plays`` tuples, and its play array."""
-    from cardgames_env.agents import haggis_kernel
+    from cardgames_env.envs.haggis import heuristic_kernel as haggis_kernel
     from cardgames_env.envs.haggis.combos import BOMB_ORDER
 
     plays, table_buffer, scratch = _buffers(1 << 13)
@@ -101,7 +101,7 @@ def _kernel_plays(hand: int, table: tuple | None, flags: tuple[bool, bool]) -> t
 
 
 def _buffers(capacity: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    from cardgames_env.agents.haggis import _buffers as buffers
+    from cardgames_env.envs.haggis.heuristic import _buffers as buffers
 
     return buffers(capacity)
 
@@ -116,9 +116,9 @@ def test_compiled_plays_are_legal_plays_in_order(flags: tuple[bool, bool]) -> No
 
 
 def test_compiled_choice_is_choose_play() -> None:
-    from cardgames_env.agents import haggis_kernel
-    from cardgames_env.agents.haggis import choose_play
+    from cardgames_env.envs.haggis import heuristic_kernel as haggis_kernel
     from cardgames_env.envs.haggis.combos import legal_plays
+    from cardgames_env.envs.haggis.heuristic import choose_play
 
     for hand in _random_hands(200, seed=7):
         for table in TABLES:
@@ -140,9 +140,9 @@ class ReferenceHeuristic:
         self.flags, self.plan = flags, None
 
     def act(self, observation: np.ndarray, mask: np.ndarray) -> int:
-        from cardgames_env.agents.haggis import choose_play
         from cardgames_env.envs.haggis.combos import legal_plays
         from cardgames_env.envs.haggis.encoding import DECLARE0, LAYOUT, PASS
+        from cardgames_env.envs.haggis.heuristic import choose_play
 
         view = LAYOUT.view(observation)
         bits = lambda vector: sum(1 << int(i) for i in np.flatnonzero(vector))  # noqa: E731

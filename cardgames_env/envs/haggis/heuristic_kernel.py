@@ -1,12 +1,12 @@
 """The Haggis heuristic's decisions, compiled: a batch of rows in one Numba loop.
 
-The readable reference is :func:`cardgames_env.agents.haggis.choose_play` on the plays of
+The readable reference is :func:`cardgames_env.envs.haggis.heuristic.choose_play` on the plays of
 :func:`cardgames_env.envs.haggis.combos.legal_plays`. The kernels below restate both on bitmasks
 and keep their order exactly: :func:`legal_plays` lists the plays in ``legal_plays``' order
 (singles, then the sequence templates in :data:`~cardgames_env.envs.haggis.combos.TEMPLATES`
 order, each card set and kind once at its first appearance with its highest rank, then the
 bombs), so the choice's ties (the first of equal keys, as Python's ``min`` takes) fall on the
-same play. The differential test ``tests/haggis/test_haggis_agent.py`` holds the two together.
+same play. The differential test ``tests/haggis/test_haggis_heuristic.py`` holds the two together.
 
 **Plays** are three int64 arrays: the cards (bitmask of card ids, 36..38 = J, Q, K), the kind
 (0 = bomb, ``m`` = a sequence of multiplicity ``m``) and the rank (a sequence's highest legal
@@ -227,7 +227,7 @@ def legal_plays(
 def choose(plays: np.ndarray, count: int, hand: int, leading: bool, opponent_cards: int,
            trick_points: float) -> int:
     """The row of ``choose_play``'s choice among the first ``count`` rows of ``plays``, or -1
-    to pass (:func:`cardgames_env.agents.haggis.choose_play`; ties go to the first, as ``min``)."""
+    to pass (:func:`cardgames_env.envs.haggis.heuristic.choose_play`; ties go to the first, as ``min``)."""
     if count == 0:
         return -1
     for p in range(count):

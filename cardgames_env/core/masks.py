@@ -1,7 +1,6 @@
-"""``legal_actions``: the legal action ids of a mask, ``legal_rows``: a batch of masks checked
-row by row, and ``move_actions``: the actions that play one rules move, shared by every agent
-(imports nothing of the package, so ``base`` and ``model`` both use it without an import
-circle)."""
+"""What every player does with action masks: ``legal_actions`` (the legal action ids of a
+mask), ``legal_rows`` (a batch of masks checked row by row) and ``move_actions`` (the actions
+that play one rules move), shared by the games' heuristics and the agents."""
 
 from __future__ import annotations
 
@@ -33,7 +32,7 @@ def legal_rows(masks: np.ndarray) -> np.ndarray:
 def move_actions(encoding: Any, state: Any, move: Any) -> list[int]:
     """Return the actions of ``encoding`` that play the rules ``move`` from the start of a move
     in the rules ``state``: one action, or several for an encoding that builds a move over
-    sub-steps (Jaipur's ``exchange_encoding="substeps"``, Haggis's card selection)."""
+    sub-steps (e.g. choosing the cards of a move one at a time)."""
     decision = encoding.to_decision(state)
     actions: list[int] = []
     while True:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from cardgames_env.core.masks import legal_actions
 from cardgames_env.core.rng import make_rng
 from cardgames_env.envs.jaipur.cards import CAMEL, HAND_LIMIT, NUM_GOODS, PRECIOUS
 from cardgames_env.envs.jaipur.encoding import (
@@ -28,8 +29,6 @@ from cardgames_env.envs.jaipur.encoding import (
     legal_exchanges,
 )
 from cardgames_env.envs.jaipur.substeps import SEQUENCES, SUBSTEP_ACTIONS, SUBSTEP_LAYOUT, exchange_sequence
-
-from .masks import legal_actions
 
 TAKE0 = ACTIONS.offset("take")
 CAMELS = ACTIONS.offset("camels")

@@ -13,12 +13,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from cardgames_env.core.masks import legal_actions
 from cardgames_env.core.rng import make_rng
 from cardgames_env.envs.red7.cards import CARD_COLOUR
 from cardgames_env.envs.red7.encoding import ACTIONS, PAIR0, Red7Encoding
 from cardgames_env.envs.red7.scoring import strength
-
-from .masks import legal_actions
 
 _GIVE_UP = ACTIONS.offset("give_up")
 _DISCARD0 = ACTIONS.offset("discard")

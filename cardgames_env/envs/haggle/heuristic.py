@@ -17,7 +17,7 @@ from functools import cache
 import numpy as np
 from numba import njit
 
-from cardgames_env.agents.masks import legal_rows
+from cardgames_env.core.masks import legal_rows
 from cardgames_env.core.rng import make_rng
 from cardgames_env.envs.haggle.cards import BASE_VALUES, NUM_COLOURS
 from cardgames_env.envs.haggle.encoding import HaggleEncoding

@@ -10,11 +10,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from cardgames_env.core.masks import legal_actions
 from cardgames_env.core.rng import make_rng
 from cardgames_env.envs.gongzhu.cards import GOAT, HEARTS, PIG, SPADES
 from cardgames_env.envs.gongzhu.encoding import LAYOUT, GongZhuEncoding
-
-from .masks import legal_actions
 
 ACE_OF_SPADES = SPADES * 13 + 12
 KING_OF_SPADES = SPADES * 13 + 11

@@ -54,7 +54,7 @@ def test_heuristic_beats_random_in_four_player_games() -> None:
 
 @pytest.mark.parametrize(("players", "max_offer"), [(2, 3), (4, 3), (8, 3), (3, 5)])
 def test_the_value_table_gives_hand_values_bit_for_bit(players: int, max_offer: int) -> None:
-    from cardgames_env.agents.haggle import _value_table, hand_values
+    from cardgames_env.envs.haggle.heuristic import _value_table, hand_values
 
     table, weights, limit = _value_table(players, max_offer)
     assert limit == 2 * players + max_offer  # the deck's 2N of a colour plus an offer
@@ -89,8 +89,8 @@ def _reference_action(heuristic: object, observation: np.ndarray, mask: np.ndarr
     """The heuristic's documented decision for one row, written with numpy and
     :func:`hand_values` (no value table, no compiled loop). ``draws`` are the row's three
     uniform draws: the tie between equal trades, the pass 1 time in 10, a random legal action."""
-    from cardgames_env.agents.haggle import hand_values
     from cardgames_env.envs.haggle.cards import BASE_VALUES
+    from cardgames_env.envs.haggle.heuristic import hand_values
 
     encoding = heuristic.encoding  # type: ignore[attr-defined]
     n, view = encoding.num_players, encoding.layout.view(observation)
