@@ -41,9 +41,11 @@ def make(name: str, num_envs: int, seed: int | None = 0, **options: Any) -> Vect
         **options: the AEC env's options (its ``Config`` fields) and ``max_steps``.
 
     Raises:
-        ValueError: for an unknown env or one without a batched engine, a bad ``num_envs`` or
-            a bad option (the AEC env's messages).
+        ValueError: naming the argument, for an unknown env name or one without a batched
+            engine, a bad ``num_envs`` or ``seed``, or a bad option (the AEC env's messages).
     """
+    if not isinstance(name, str):
+        raise ValueError(f"name must be an env name such as {registry.ALL_ENVS[0]!r}, got {name!r}")
     game = registry.spec(name)
     if game.kernel is None:
         engines = ", ".join(s.env_name for s in registry.specs() if s.kernel is not None)
