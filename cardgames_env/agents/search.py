@@ -3,8 +3,8 @@
 The agent plays one seat. At each of its decisions it reads the rules ``State`` from the env
 (``env.unwrapped.game_state()``), first replaces everything its seat cannot see by a
 canonical re-deal that depends only on what the seat knows (so the hidden cards of the real
-deal can never reach the search, see :mod:`.search_games`), and then runs single-observer,
-open-loop IS-MCTS:
+deal can never reach the search; each game's ``search.py``, see
+:mod:`cardgames_env.core.search`), and then runs single-observer, open-loop IS-MCTS:
 
 * every iteration draws a determinization with the rules' ``resample_hidden`` for its seat;
 * the tree holds only the searching seat's decisions, keyed by its own moves since the root;
@@ -18,8 +18,8 @@ open-loop IS-MCTS:
   scored from the searching seat's point of view (per-game value in about ``[-1, 1]``);
 * the move played is the most visited child of the root.
 
-Moves are rules moves; for encodings that build one move over several actions (Jaipur's
-``exchange_encoding="substeps"``, Haggis's card-by-card selection) the agent plays the
+Moves are rules moves; for encodings that build one move over several actions (sub-steps,
+such as choosing a move's cards one at a time) the agent plays the
 chosen move's actions one by one on its following calls.
 
 Options go in the agent name: ``search``, ``search:iterations=800``, ``search:time=0.2``,
@@ -39,8 +39,7 @@ import numpy as np
 from cardgames_env import registry
 from cardgames_env.core.masks import legal_actions, move_actions
 from cardgames_env.core.rng import make_rng
-
-from .search_games import GameAdapter
+from cardgames_env.core.search import GameAdapter
 
 SEARCH_KIND = "search"
 """Agent-kind name of the search agent (with ``:key=value`` options)."""

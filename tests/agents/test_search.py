@@ -7,9 +7,9 @@ import pytest
 
 from cardgames_env.agents import make_agent
 from cardgames_env.agents.search import SearchAgent, SearchOptions, parse_search_options
-from cardgames_env.agents.search_games import haggle_hand_value
 from cardgames_env.cli import main
 from cardgames_env.core.game import CHANCE
+from cardgames_env.envs.haggle.search import haggle_hand_value
 from cardgames_env.envs.red7.cards import card_str, parse_cards
 from cardgames_env.registry import ALL_ENVS, load, spec
 from cardgames_env.training.evaluate import play_game

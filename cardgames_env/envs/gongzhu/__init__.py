@@ -8,7 +8,7 @@ SPEC = GameSpec(
     env=f"{__name__}.env:GongZhuEnv",
     kernel=f"{__name__}.kernel:GongZhuVectorEnv",
     heuristic=f"{__name__}.heuristic:GongZhuHeuristic",
-    search="cardgames_env.agents.search_games:GongZhuAdapter",
+    search=f"{__name__}.search:GongZhuAdapter",
     view=None,
     search_iterations=120,
 )

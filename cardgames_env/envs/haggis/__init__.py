@@ -8,7 +8,7 @@ SPEC = GameSpec(
     env=f"{__name__}.env:HaggisEnv",
     kernel=f"{__name__}.kernel:HaggisVectorEnv",
     heuristic=f"{__name__}.heuristic:HaggisHeuristic",
-    search="cardgames_env.agents.search_games:HaggisAdapter",
+    search=f"{__name__}.search:HaggisAdapter",
     view=None,
     search_iterations=20,
 )

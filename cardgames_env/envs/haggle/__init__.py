@@ -8,7 +8,7 @@ SPEC = GameSpec(
     env=f"{__name__}.env:HaggleEnv",
     kernel=f"{__name__}.kernel:HaggleVectorEnv",
     heuristic=f"{__name__}.heuristic:HaggleHeuristic",
-    search="cardgames_env.agents.search_games:HaggleAdapter",
+    search=f"{__name__}.search:HaggleAdapter",
     view=None,
     search_iterations=150,
 )

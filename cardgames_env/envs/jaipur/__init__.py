@@ -8,7 +8,7 @@ SPEC = GameSpec(
     env=f"{__name__}.env:JaipurEnv",
     kernel=f"{__name__}.kernel:JaipurVectorEnv",
     heuristic=f"{__name__}.heuristic:JaipurHeuristic",
-    search="cardgames_env.agents.search_games:JaipurAdapter",
+    search=f"{__name__}.search:JaipurAdapter",
     view=None,
     search_iterations=60,
 )
