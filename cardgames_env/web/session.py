@@ -171,6 +171,8 @@ class GameSession:
             env_name, options, seed = record.env, record.options, record.seed
         options = check_options(env_name, options)
         seed = check_seed(seed)
+        if not views.has_view(env_name):
+            raise BadRequest(f"{env_name} has no view for the browser")
         module = load(env_name)
         try:
             self.env = module.raw_env(**options)
@@ -397,6 +399,7 @@ class GameSession:
         data: dict[str, Any] = {
             "env": self.env_name,
             "game": self.game,
+            "title": views.title(self.game),
             "players": len(env.possible_agents),
             "agents": self.agent_names,
             "human": self.human,

@@ -9,7 +9,7 @@ SPEC = GameSpec(
     kernel=f"{__name__}.kernel:GongZhuVectorEnv",
     heuristic=f"{__name__}.heuristic:GongZhuHeuristic",
     search=f"{__name__}.search:GongZhuAdapter",
-    view=None,
+    view=f"{__name__}.view",
     search_iterations=120,
 )
 """Where the game's code lives; read by every registry of the package."""

@@ -9,7 +9,7 @@ SPEC = GameSpec(
     kernel=f"{__name__}.kernel:HaggisVectorEnv",
     heuristic=f"{__name__}.heuristic:HaggisHeuristic",
     search=f"{__name__}.search:HaggisAdapter",
-    view=None,
+    view=f"{__name__}.view",
     search_iterations=20,
 )
 """Where the game's code lives; read by every registry of the package."""

@@ -9,7 +9,7 @@ SPEC = GameSpec(
     kernel=f"{__name__}.kernel:HaggleVectorEnv",
     heuristic=f"{__name__}.heuristic:HaggleHeuristic",
     search=f"{__name__}.search:HaggleAdapter",
-    view=None,
+    view=f"{__name__}.view",
     search_iterations=150,
 )
 """Where the game's code lives; read by every registry of the package."""

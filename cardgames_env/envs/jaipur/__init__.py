@@ -9,7 +9,7 @@ SPEC = GameSpec(
     kernel=f"{__name__}.kernel:JaipurVectorEnv",
     heuristic=f"{__name__}.heuristic:JaipurHeuristic",
     search=f"{__name__}.search:JaipurAdapter",
-    view=None,
+    view=f"{__name__}.view",
     search_iterations=60,
 )
 """Where the game's code lives; read by every registry of the package."""

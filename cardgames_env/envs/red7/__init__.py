@@ -9,7 +9,7 @@ SPEC = GameSpec(
     kernel=f"{__name__}.kernel:Red7VectorEnv",
     heuristic=f"{__name__}.heuristic:Red7Heuristic",
     search=f"{__name__}.search:Red7Adapter",
-    view=None,
+    view=f"{__name__}.view",
     search_iterations=450,
 )
 """Where the game's code lives; read by every registry of the package."""
