@@ -702,7 +702,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="storage of the weights (the math is float32 either way)")
     p_export.add_argument("--shipping-limit", action="store_true",
                           help="refuse an .npz over 2 MiB, the limit of the policies shipped in the package "
-                               "(always applied when DEST_STEM is in the package's pretrained folder)")
+                               "(always applied when DEST_STEM is a game's envs/<game>/pretrained)")
     _progress_argument(p_export, "the export's stages")
     p_export.set_defaults(func=cmd_export)
 

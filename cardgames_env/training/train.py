@@ -1,7 +1,8 @@
 """MaskablePPO training of one seat of any registered env, with self-play snapshots.
 
 :func:`train` is what ``cardgames train`` runs. Per-game defaults live in
-``training/configs/<game>.json`` (merged over ``default.json``); command-line values win.
+each game's ``config.json`` (merged over ``training/configs/default.json``); command-line
+values win.
 A run folder holds::
 
     config.json             the resolved settings
