@@ -24,17 +24,11 @@ from itertools import combinations
 import numpy as np
 from numba import njit
 
+from cardgames_env.core.bits import bit_count, highest_bit, lowest_bit
 from cardgames_env.envs.haggis.cards import FACE_MASK, NUMBER_MASK, J
-from cardgames_env.envs.haggis.combos import TEMPLATES
+from cardgames_env.envs.haggis.combos import BOMB_RANK, TEMPLATES
 from cardgames_env.envs.haggis.encoding import DECLARE0, PASS
-from cardgames_env.envs.haggis.kernel import (
-    _BOMB_RAINBOW,
-    _BOMB_SUITED,
-    _FACE_BOMB_INDEX,
-    _high_index,
-    _low_index,
-    _popcount,
-)
+from cardgames_env.envs.haggis.kernel import FACE_BOMB_INDEX
 
 NO_PLAY = -1
 """A row's chosen cards when the heuristic passes."""
@@ -44,6 +38,8 @@ OVERFLOW = -2
 _NUMBERS = NUMBER_MASK
 _FACES = FACE_MASK
 _J = J
+_BOMB_SUITED = BOMB_RANK["suited"]
+_BOMB_RAINBOW = BOMB_RANK["rainbow"]
 
 
 def _template_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -98,7 +94,7 @@ def _add(key: int, top: int, plays: np.ndarray, count: int, table: np.ndarray) -
     if count < 0:
         return count  # full already
     size = table.shape[0]
-    h = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - _low_index(size)))
+    h = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - lowest_bit(size)))
     while table[h, 0] != 0:
         if table[h, 0] == key:
             index = table[h, 1]
@@ -167,8 +163,8 @@ def legal_plays(
             continue
         wild = faces & ~naturals
         avail = numbers & region
-        k_min = max(1, slots - _popcount(wild))
-        k_max = min(_popcount(avail), slots)
+        k_min = max(1, slots - bit_count(wild))
+        k_max = min(bit_count(avail), slots)
         if k_max < k_min:
             continue
         n = 0
@@ -207,8 +203,8 @@ def legal_plays(
     for size in range(2, 4):
         for f in range(FACE_SUBSET_COUNTS[fb, size]):
             sub = FACE_SUBSETS[fb, size, f]
-            if _FACE_BOMB_INDEX[sub >> _J] > floor:
-                count = _bomb(sub, _FACE_BOMB_INDEX[sub >> _J], plays, count)
+            if FACE_BOMB_INDEX[sub >> _J] > floor:
+                count = _bomb(sub, FACE_BOMB_INDEX[sub >> _J], plays, count)
     for c3 in range(4, 8):
         for c5 in range(12, 16):
             for c7 in range(20, 24):
@@ -237,28 +233,28 @@ def choose(plays: np.ndarray, count: int, hand: int, leading: bool, opponent_car
     best = -1
     if leading:
         for p in range(count):  # the longest clean run, lowest first
-            size = _popcount(cards[p])
+            size = bit_count(cards[p])
             if kinds[p] == 1 and not cards[p] & _FACES and size >= 3:
-                if best < 0 or (-size, ranks[p]) < (-_popcount(cards[best]), ranks[best]):
+                if best < 0 or (-size, ranks[p]) < (-bit_count(cards[best]), ranks[best]):
                     best = p
         if best >= 0:
             return best
         for p in range(count):  # the lowest clean single up to 7
-            if kinds[p] == 1 and not cards[p] & _FACES and _popcount(cards[p]) == 1 and ranks[p] <= 7:
+            if kinds[p] == 1 and not cards[p] & _FACES and bit_count(cards[p]) == 1 and ranks[p] <= 7:
                 if best < 0 or ranks[p] < ranks[best]:
                     best = p
         if best >= 0:
             return best
         for p in range(count):  # the clean play with most cards, lowest first
             if kinds[p] != 0 and not cards[p] & _FACES:
-                if best < 0 or (-_popcount(cards[p]), ranks[p]) < (-_popcount(cards[best]), ranks[best]):
+                if best < 0 or (-bit_count(cards[p]), ranks[p]) < (-bit_count(cards[best]), ranks[best]):
                     best = p
         if best >= 0:
             return best
         for p in range(count):  # the fewest face cards, most cards
             if kinds[p] != 0:
-                key = (_popcount(cards[p] & _FACES), -_popcount(cards[p]))
-                if best < 0 or key < (_popcount(cards[best] & _FACES), -_popcount(cards[best])):
+                key = (bit_count(cards[p] & _FACES), -bit_count(cards[p]))
+                if best < 0 or key < (bit_count(cards[best] & _FACES), -bit_count(cards[best])):
                     best = p
         if best >= 0:
             return best
@@ -272,8 +268,8 @@ def choose(plays: np.ndarray, count: int, hand: int, leading: bool, opponent_car
     if trick_points >= 3 or danger:  # face cards as wilds: fewest, lowest
         for p in range(count):
             if kinds[p] != 0:
-                key = (_popcount(cards[p] & _FACES), ranks[p])
-                if best < 0 or key < (_popcount(cards[best] & _FACES), ranks[best]):
+                key = (bit_count(cards[p] & _FACES), ranks[p])
+                if best < 0 or key < (bit_count(cards[best] & _FACES), ranks[best]):
                     best = p
         if best >= 0:
             return best
@@ -294,12 +290,12 @@ def extend(plays: np.ndarray, count: int, selected: int) -> int:
     """The row of the play with the fewest cards (then the lowest bitmask) whose cards up to the
     selection's highest are exactly ``selected``, -1 when none (``HaggisHeuristic``'s plan for a
     selection it did not make)."""
-    low = (1 << (_high_index(selected) + 1)) - 1
+    low = (1 << (highest_bit(selected) + 1)) - 1
     best = -1
     for p in range(count):
         cards = plays[p, 0]
         if cards & low == selected:
-            if best < 0 or (_popcount(cards), cards) < (_popcount(plays[best, 0]), plays[best, 0]):
+            if best < 0 or (bit_count(cards), cards) < (bit_count(plays[best, 0]), plays[best, 0]):
                 best = p
     return best
 
@@ -342,7 +338,7 @@ def decide(
             actions[i] = PASS if legal[i, PASS] else first
             continue
         rest = planned & ~selected
-        action = DECLARE0 + plans[key, 1] if rest == 0 else _low_index(rest)
+        action = DECLARE0 + plans[key, 1] if rest == 0 else lowest_bit(rest)
         if not legal[i, action]:  # never play an illegal action
             plans[key, 0] = NO_PLAY
             action = first

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
+from cardgames_env.core.bits import bit_count, highest_bit, lowest_bit
 from cardgames_env.core.engine import VectorEnv
 from cardgames_env.core.kernel_rng import below, shuffle
 from cardgames_env.envs.haggis import rules
@@ -92,7 +93,7 @@ _DECLARE0 = DECLARE0
 _PASS = PASS
 _RANK_BITS = (0xF << 4, 0xF << 12, 0xF << 20, 0xF << 28)
 """The 3s, 5s, 7s and 9s (3-5-7-9 bombs, A6)."""
-_FACE_BOMB_INDEX = np.array([-1, -1, -1, 1, -1, 2, 3, 4], dtype=np.int64)
+FACE_BOMB_INDEX = np.array([-1, -1, -1, 1, -1, 2, 3, 4], dtype=np.int64)
 """J/Q/K bits (J = 1, Q = 2, K = 4) -> index of the face bomb in ``BOMB_ORDER`` (A2)."""
 _BOMB_SUITED = BOMB_RANK["suited"]
 _BOMB_RAINBOW = BOMB_RANK["rainbow"]
@@ -148,37 +149,9 @@ _TPL, _SHAPE_LO, _SHAPE_HI, _BY_CARD, _BY_CARD_N = _template_tables()
 
 # -- bit helpers --------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def _popcount(x: int) -> int:
-    count = 0
-    while x:
-        x &= x - 1
-        count += 1
-    return count
-
-
-@njit(cache=True, inline="always")
-def _low_index(x: int) -> int:
-    """Index of the lowest set bit of ``x`` (> 0)."""
-    k = 0
-    while not (x >> k) & 1:
-        k += 1
-    return k
-
-
-@njit(cache=True, inline="always")
-def _high_index(x: int) -> int:
-    """Index of the highest set bit of ``x``, -1 for 0."""
-    k = -1
-    while x:
-        x >>= 1
-        k += 1
-    return k
-
-
-@njit(cache=True, inline="always")
 def _drop_high(x: int, count: int) -> int:
     """``x`` without its ``count`` highest set bits."""
-    keep = _popcount(x) - count
+    keep = bit_count(x) - count
     out = 0
     while keep > 0:
         low = x & -x
@@ -192,7 +165,7 @@ def _drop_high(x: int, count: int) -> int:
 def _points(cards: int) -> int:
     """Card points (scoring.points_of_mask): 3, 5, 7, 9 one each; J 2, Q 3, K 5."""
     return (
-        _popcount(cards & _ODD) + 2 * ((cards >> 36) & 1) + 3 * ((cards >> 37) & 1) + 5 * ((cards >> 38) & 1)
+        bit_count(cards & _ODD) + 2 * ((cards >> 36) & 1) + 3 * ((cards >> 37) & 1) + 5 * ((cards >> 38) & 1)
     )
 
 
@@ -228,14 +201,14 @@ def _template_options(
     sn = sel & _NUMBERS
     if sn & ~region:
         return 0, 0
-    s = _popcount(sn)
+    s = bit_count(sn)
     upto = (1 << (s_max + 1)) - 1
     sf = sel & _FACES
     # Face parts F of the play: subsets of the hand's faces holding the naturals.
     f = hf
     while True:
         if f & naturals == naturals:
-            n = slots - _popcount(f & ~naturals)
+            n = slots - bit_count(f & ~naturals)
             if n >= 1:
                 if s_max >= 36:
                     # Faces selected: the numbers are complete, the faces so far must match.
@@ -253,7 +226,7 @@ def _template_options(
                 elif n > s:
                     avail = hn & region & ~upto
                     need = n - s
-                    if need <= _popcount(avail):
+                    if need <= bit_count(avail):
                         # The next number x needs need - 1 more available cards above it.
                         nexts |= _drop_high(avail, need - 1)
         if f == 0:
@@ -288,7 +261,7 @@ def _write_mask(
     hf = hand & _FACES
     sn = sel & _NUMBERS
     sf = sel & _FACES
-    s_max = _high_index(sel)
+    s_max = highest_bit(sel)
     upto = (1 << (s_max + 1)) - 1
     tlen = st[i, F_TLEN]
     min_top = st[i, F_TRANK] if tkind >= 1 else 0
@@ -310,7 +283,7 @@ def _write_mask(
                 nexts |= nx
                 decl |= dc
     elif tkind < 0 and sn:
-        low = _low_index(sn)
+        low = lowest_bit(sn)
         for k in range(by_card_n[low]):
             nx, dc = _template_options(by_card[low, k], sel, s_max, hn, hf, natural_runs, tpl)
             nexts |= nx
@@ -320,7 +293,7 @@ def _write_mask(
     if sn == 0:
         fb = hf >> 36
         for sub in (3, 5, 6, 7):
-            if sub & fb == sub and _FACE_BOMB_INDEX[sub] > floor:
+            if sub & fb == sub and FACE_BOMB_INDEX[sub] > floor:
                 cards = sub << 36
                 if cards & upto == sel:
                     rest = cards & ~upto
@@ -379,15 +352,15 @@ def _best_top(
     tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray,
 ) -> int:
     """Highest legal rank of the selection played as a sequence of multiplicity ``m``."""
-    n = _popcount(sel)
+    n = bit_count(sel)
     if m == 1 and n == 1:
-        return _single_rank(_low_index(sel), cfg[C_LONE_QK_WILD])
+        return _single_rank(lowest_bit(sel), cfg[C_LONE_QK_WILD])
     length = n // m
     tkind = st[i, F_TKIND]
     min_top = st[i, F_TRANK] if tkind >= 1 else 0
     sn = sel & _NUMBERS
     sf = sel & _FACES
-    s = _popcount(sn)
+    s = bit_count(sn)
     best = 0
     for t in range(shape_lo[m, length], shape_hi[m, length]):
         top = tpl[t, 2]
@@ -396,7 +369,7 @@ def _best_top(
             continue
         if naturals and (not cfg[C_NATURAL_RUNS] or naturals & ~sf):
             continue
-        if _popcount(sf & ~naturals) == tpl[t, 5] - s:
+        if bit_count(sf & ~naturals) == tpl[t, 5] - s:
             best = top
     return best
 
@@ -496,13 +469,13 @@ def _play(
             suits = 0
             c = cards
             while c:
-                suits |= 1 << (_low_index(c) & 3)
+                suits |= 1 << (lowest_bit(c) & 3)
                 c &= c - 1
             rank = _BOMB_RAINBOW if suits == 15 else _BOMB_SUITED
         else:
-            rank = _FACE_BOMB_INDEX[cards >> 36]
+            rank = FACE_BOMB_INDEX[cards >> 36]
     else:
-        length = _popcount(cards) // kind
+        length = bit_count(cards) // kind
         rank = _best_top(st, i, cards, kind, cfg, tpl, shape_lo, shape_hi)
     st[i, F_HAND + seat] ^= cards
     st[i, F_PLAYED + seat] |= cards
@@ -525,7 +498,7 @@ def _play(
     if st[i, F_HAND + seat] == 0:
         # Seed: going out wins the trick (scored at once, A8) and 5 per card left to the opponent.
         _end_trick(st, i, seat)
-        st[i, F_HAND_POINTS + seat] += 5 * _popcount(st[i, F_HAND + 1 - seat])
+        st[i, F_HAND_POINTS + seat] += 5 * bit_count(st[i, F_HAND + 1 - seat])
         st[i, F_TOTALS] += st[i, F_HAND_POINTS]
         st[i, F_TOTALS + 1] += st[i, F_HAND_POINTS + 1]
         return True
@@ -567,7 +540,7 @@ def _write_obs(st: np.ndarray, i: int, obs: np.ndarray, cfg: np.ndarray) -> None
     sel = st[i, F_SELECTED]
     if sel:
         _put_bits(obs, i, _O_SELECTION, sel)
-        obs[i, _O_SEL_SIZE] = _popcount(sel) / 17
+        obs[i, _O_SEL_SIZE] = bit_count(sel) / 17
     if tkind < 0:
         obs[i, _O_EMPTY] = 1.0
     else:
@@ -578,7 +551,7 @@ def _write_obs(st: np.ndarray, i: int, obs: np.ndarray, cfg: np.ndarray) -> None
             obs[i, _O_LEN + min(st[i, F_TLEN], 12) - 1] = 1.0
             obs[i, _O_RANK + st[i, F_TRANK] - 2] = 1.0
         obs[i, _O_TPLAYER + ((st[i, F_TPLAYER] - p) & 1)] = 1.0
-    obs[i, _O_OPP_SIZE] = _popcount(opp) / 17
+    obs[i, _O_OPP_SIZE] = bit_count(opp) / 17
     obs[i, _O_TRICK_POINTS] = st[i, F_TRICK_POINTS] / 36
     obs[i, _O_HAND_POINTS] = st[i, F_HAND_POINTS + p] / 100
     obs[i, _O_HAND_POINTS + 1] = st[i, F_HAND_POINTS + o] / 100

@@ -23,13 +23,10 @@ Semantics of the batched API for Red7:
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.extending import intrinsic
+from numba import njit, prange
 
+from cardgames_env.core.bits import bit_count, bit_length, lowest_bit
 from cardgames_env.core.engine import VectorEnv
 from cardgames_env.core.kernel_rng import shuffle
 from cardgames_env.envs.red7 import rules
@@ -94,67 +91,6 @@ _MAX_FIVES = 64
 """Stack depth of the 5-chain search (at most 7 fives, each pushed once per subset)."""
 
 
-# -- bit intrinsics ----------------------------------------------------------------------------
-def _ctpop_typer(typingctx: Any, x: Any) -> Any:
-    """Typing and code of ``_popcount``: number of set bits (LLVM ``ctpop``)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.ctpop(args[0])
-
-    return x(x), codegen
-
-
-_popcount: Any = intrinsic(_ctpop_typer)
-
-
-def _ctlz_typer(typingctx: Any, x: Any) -> Any:
-    """Typing and code of ``_leading_zeros``: leading zero bits (LLVM ``ctlz``; the width for 0)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.ctlz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return x(x), codegen
-
-
-_leading_zeros: Any = intrinsic(_ctlz_typer)
-
-
-def _cttz_typer(typingctx: Any, x: Any) -> Any:
-    """Typing and code of ``_trailing_zeros``: trailing zero bits (LLVM ``cttz``; the width for 0)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-        return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-    return x(x), codegen
-
-
-_trailing_zeros: Any = intrinsic(_cttz_typer)
-
-
-@njit(cache=True)
-def _bitlen(x: int) -> int:
-    """``int.bit_length`` of a non-negative int64."""
-    return 64 - _leading_zeros(np.int64(x))
-
-
-@njit(cache=True)
-def _count(x: int) -> int:
-    """``int.bit_count`` of a non-negative int64."""
-    return _popcount(np.int64(x))
-
-
-@njit(cache=True)
-def _lowest(x: int) -> int:
-    """Index of the lowest set bit of a non-zero int64 (the lowest card id of a set)."""
-    return _trailing_zeros(np.int64(x))
-
-
 # -- rule evaluation (scoring.py, red7.md section 2) ------------------------------------------
 @njit(cache=True)
 def _strength(rule: int, palette: int) -> int:
@@ -162,21 +98,21 @@ def _strength(rule: int, palette: int) -> int:
     if palette == 0:
         return 0
     if rule == 0:  # Red: highest card
-        return 63 + _bitlen(palette)
+        return 63 + bit_length(palette)
     if rule == 3 or rule == 6:  # Green: even cards; Violet: cards below 4
         q = palette & (_EVEN if rule == 3 else _LOW)
-        return _count(q) * 64 + _bitlen(q) - 1 if q else 0
+        return bit_count(q) * 64 + bit_length(q) - 1 if q else 0
     if rule == 4:  # Blue: different colours, led by the highest card
         m = palette | palette >> 7
         m |= m >> 14
         m |= m >> 28
-        return _count(m & 0x7F) * 64 + _bitlen(palette) - 1
+        return bit_count(m & 0x7F) * 64 + bit_length(palette) - 1
     best = 0
     if rule == 1:  # Orange: most of one number (A1: ties by the highest card)
         for n in range(7):
             group = palette >> (7 * n) & 0x7F
             if group:
-                value = _count(group) * 64 + 7 * n + _bitlen(group) - 1
+                value = bit_count(group) * 64 + 7 * n + bit_length(group) - 1
                 if value > best:
                     best = value
         return best
@@ -184,7 +120,7 @@ def _strength(rule: int, palette: int) -> int:
         for s in range(7):
             group = palette >> s & _COLOUR_LOW
             if group:
-                value = _count(group) * 64 + _bitlen(group) - 1 + s
+                value = bit_count(group) * 64 + bit_length(group) - 1 + s
                 if value > best:
                     best = value
         return best
@@ -193,7 +129,7 @@ def _strength(rule: int, palette: int) -> int:
     for n in range(7):
         if palette >> (7 * n) & 0x7F:
             present |= 1 << n
-    return _RUN_LEN[present] * 64 + _bitlen(palette & _NUMBER_MASKS[_RUN_TOP[present]]) - 1
+    return _RUN_LEN[present] * 64 + bit_length(palette & _NUMBER_MASKS[_RUN_TOP[present]]) - 1
 
 
 @njit(cache=True)
@@ -203,7 +139,7 @@ def _all_strengths(palette: int, out: np.ndarray, at: int) -> None:
         for r in range(7):
             out[at + r] = 0
         return
-    top = _bitlen(palette) - 1
+    top = bit_length(palette) - 1
     orange = 0
     yellow = 0
     present = 0
@@ -212,13 +148,13 @@ def _all_strengths(palette: int, out: np.ndarray, at: int) -> None:
         group = palette >> (7 * k) & 0x7F  # the cards of number k + 1
         if group:
             present |= 1 << k
-            value = _count(group) * 64 + 7 * k + _bitlen(group) - 1
+            value = bit_count(group) * 64 + 7 * k + bit_length(group) - 1
             if value > orange:
                 orange = value
         group = palette >> k & _COLOUR_LOW  # the cards of colour 6 - k
         if group:
             colours += 1
-            value = _count(group) * 64 + _bitlen(group) - 1 + k
+            value = bit_count(group) * 64 + bit_length(group) - 1 + k
             if value > yellow:
                 yellow = value
     even = palette & _EVEN
@@ -226,10 +162,10 @@ def _all_strengths(palette: int, out: np.ndarray, at: int) -> None:
     out[at] = 64 + top
     out[at + 1] = orange
     out[at + 2] = yellow
-    out[at + 3] = _count(even) * 64 + _bitlen(even) - 1 if even else 0
+    out[at + 3] = bit_count(even) * 64 + bit_length(even) - 1 if even else 0
     out[at + 4] = colours * 64 + top
-    out[at + 5] = _RUN_LEN[present] * 64 + _bitlen(palette & _NUMBER_MASKS[_RUN_TOP[present]]) - 1
-    out[at + 6] = _count(low) * 64 + _bitlen(low) - 1 if low else 0
+    out[at + 5] = _RUN_LEN[present] * 64 + bit_length(palette & _NUMBER_MASKS[_RUN_TOP[present]]) - 1
+    out[at + 6] = bit_count(low) * 64 + bit_length(low) - 1 if low else 0
 
 
 @njit(cache=True)
@@ -238,16 +174,16 @@ def _strength_plus(rule: int, palette: int, card: int, base: int) -> int:
     strength under ``rule`` is ``base``: only the card's number or colour group changes."""
     after = palette | 1 << card
     if rule == 0:
-        return 63 + _bitlen(after)
+        return 63 + bit_length(after)
     if rule == 1:
         shift = 7 * (card // 7)
         group = after >> shift & 0x7F
-        value = _count(group) * 64 + shift + _bitlen(group) - 1
+        value = bit_count(group) * 64 + shift + bit_length(group) - 1
         return value if value > base else base
     if rule == 2:
         shift = card % 7
         group = after >> shift & _COLOUR_LOW
-        value = _count(group) * 64 + _bitlen(group) - 1 + shift
+        value = bit_count(group) * 64 + bit_length(group) - 1 + shift
         return value if value > base else base
     return _strength(rule, after)
 
@@ -258,7 +194,7 @@ def _qualifying(rule: int, palette: int) -> int:
     if palette == 0:
         return 0
     if rule == 0:
-        return 1 << (_bitlen(palette) - 1)
+        return 1 << (bit_length(palette) - 1)
     if rule == 3:
         return palette & _EVEN
     if rule == 6:
@@ -268,14 +204,14 @@ def _qualifying(rule: int, palette: int) -> int:
         for colour in range(7):
             group = palette & _COLOUR_MASKS[colour]
             if group:
-                q |= 1 << (_bitlen(group) - 1)
+                q |= 1 << (bit_length(group) - 1)
         return q
     if rule == 1 or rule == 2:  # A1: the group with the largest (size, highest card)
         best = -1
         for g in range(7):
             group = palette & (_NUMBER_MASKS[g] if rule == 1 else _COLOUR_MASKS[g])
             if group:
-                value = _count(group) * 64 + _bitlen(group) - 1
+                value = bit_count(group) * 64 + bit_length(group) - 1
                 if value > best:
                     best = value
                     q = group
@@ -286,7 +222,7 @@ def _qualifying(rule: int, palette: int) -> int:
             present |= 1 << n
     top = _RUN_TOP[present]
     for n in range(top - _RUN_LEN[present] + 1, top + 1):
-        q |= 1 << (_bitlen(palette & _NUMBER_MASKS[n]) - 1)
+        q |= 1 << (bit_length(palette & _NUMBER_MASKS[n]) - 1)
     return q
 
 
@@ -296,7 +232,7 @@ def _points(rule: int, palette: int) -> int:
     q = _qualifying(rule, palette)
     total = 0
     while q:
-        card = _lowest(q)
+        card = lowest_bit(q)
         q &= q - 1
         total += card // 7 + 1
     return total
@@ -374,7 +310,7 @@ def _push_deck(row: np.ndarray, card: int) -> None:
 @njit(cache=True)
 def _to_canvas(row: np.ndarray, advanced: bool, p: int, card: int) -> None:
     """``rules._to_canvas``: ``card`` becomes the rule; advanced draw rule (4.1); the actions end."""
-    if advanced and row[F_DECK_LEN] and card // 7 + 1 > _count(row[F_PALETTES + p]):
+    if advanced and row[F_DECK_LEN] and card // 7 + 1 > bit_count(row[F_PALETTES + p]):
         _draw(row, p)
     row[F_CANVAS] |= 1 << card
     row[F_RULE] = 6 - card % 7
@@ -389,7 +325,7 @@ def _take_targets(row: np.ndarray, n: int, p: int, mine: int) -> int:
     active = row[F_ACTIVE]
     for s in range(n):
         palette = row[F_PALETTES + s]
-        if s != p and active >> s & 1 and palette and _count(palette) >= mine:
+        if s != p and active >> s & 1 and palette and bit_count(palette) >= mine:
             targets |= palette
     return targets
 
@@ -402,7 +338,7 @@ def _after_palette_play(row: np.ndarray, cfg: np.ndarray, p: int, card: int, in_
         row[F_PHASE] = DONE if in_main else CANVAS
         row[F_EFFECT] = -1
     elif number == 1:
-        if _take_targets(row, cfg[C_N], p, _count(row[F_PALETTES + p])):
+        if _take_targets(row, cfg[C_N], p, bit_count(row[F_PALETTES + p])):
             row[F_PHASE] = TAKE
             row[F_EFFECT] = card
         else:
@@ -453,7 +389,7 @@ def _finish_round(row: np.ndarray, cfg: np.ndarray, winner: int) -> None:
     if row[F_SCORES + winner] >= cfg[C_TARGET]:
         row[F_STATUS] = GAME_OVER
         row[F_GAME_WINNER] = winner
-    elif NUM_CARDS - _count(row[F_SCORED]) < 8 * n:
+    elif NUM_CARDS - bit_count(row[F_SCORED]) < 8 * n:
         # Decision (section 4.3): not enough cards for a new deal: the highest score wins.
         best = -1
         leader = -1
@@ -477,7 +413,7 @@ def _next_turn(row: np.ndarray, cfg: np.ndarray) -> None:
     """``rules._next_turn``: the next active seat moves, or the round ends with one seat left."""
     active = row[F_ACTIVE]
     if active & (active - 1) == 0:
-        _finish_round(row, cfg, _bitlen(active) - 1)
+        _finish_round(row, cfg, bit_length(active) - 1)
         return
     n = cfg[C_N]
     seat = row[F_PLAYER]
@@ -641,7 +577,7 @@ def _canvas_succeeds(hand: int, palette: int, rule: int, thr: np.ndarray) -> boo
     m |= m >> 28
     m &= 0x7F  # in-group positions (6 - colour) of the hand's colours
     while m:
-        colour = 6 - _lowest(m)
+        colour = 6 - lowest_bit(m)
         m &= m - 1
         if _strength(colour, palette) > thr[colour]:
             return True
@@ -662,7 +598,7 @@ def _seven_succeeds(
     """A 7's choice can end winning: another palette card to the canvas (or the deck, then CANVAS)."""
     others = palette & ~(1 << card)
     while others:
-        c = _lowest(others)
+        c = lowest_bit(others)
         others &= others - 1
         rest = palette & ~(1 << c)
         colour = 6 - c % 7
@@ -689,11 +625,11 @@ def _effect_succeeds(
     if number == 3:
         return True
     if number == 1:
-        targets = _take_targets(row, cfg[C_N], p, _count(palette))
+        targets = _take_targets(row, cfg[C_N], p, bit_count(palette))
         if not targets:
             return _canvas_succeeds(hand, palette, rule, thr)
         while targets:
-            target = _lowest(targets)
+            target = lowest_bit(targets)
             targets &= targets - 1
             if _take_succeeds(row, cfg[C_N], p, hand, palette, rule, target):
                 return True
@@ -726,7 +662,7 @@ def _extra_succeeds(
         floor = floors[depth]
         rest = h
         while rest:
-            c = _lowest(rest)
+            c = lowest_bit(rest)
             rest &= rest - 1
             number = c // 7 + 1
             if number == 3:
@@ -777,37 +713,37 @@ def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
         if phase == MAIN or phase == EXTRA:
             rest = hand
             while rest:
-                c = _lowest(rest)
+                c = lowest_bit(rest)
                 rest &= rest - 1
                 out[PLAY0 + c] = True
         if phase == MAIN or phase == CANVAS:
             rest = hand
             while rest:
-                c = _lowest(rest)
+                c = lowest_bit(rest)
                 rest &= rest - 1
                 out[DISCARD0 + c] = True
         if phase == MAIN:
             rest = hand
             while rest:
-                c = _lowest(rest)
+                c = lowest_bit(rest)
                 rest &= rest - 1
                 if action_rule and (c // 7) % 2 == 0:
                     continue  # an odd card's effect comes first (section 4.2)
                 others = hand & ~(1 << c)
                 while others:
-                    d = _lowest(others)
+                    d = lowest_bit(others)
                     others &= others - 1
                     out[PAIR0 + 48 * c + (d if d < c else d - 1)] = True
         elif phase == TAKE:
-            targets = _take_targets(row, cfg[C_N], p, _count(palette))
+            targets = _take_targets(row, cfg[C_N], p, bit_count(palette))
             while targets:
-                c = _lowest(targets)
+                c = lowest_bit(targets)
                 targets &= targets - 1
                 out[TAKE0 + c] = True
         elif phase == SEVEN:
             others = palette & ~(1 << row[F_EFFECT])
             while others:
-                c = _lowest(others)
+                c = lowest_bit(others)
                 others &= others - 1
                 out[CANVAS0 + c] = True
                 if cfg[C_SEVEN_DECK]:
@@ -823,7 +759,7 @@ def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
         # Discard d: the palette wins under d's colour.
         rest = hand
         while rest:
-            d = _lowest(rest)
+            d = lowest_bit(rest)
             rest &= rest - 1
             colour = 6 - d % 7
             if base[colour] > thr[colour]:
@@ -834,7 +770,7 @@ def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
         m &= 0x7F  # in-group positions of the hand's colours
         rest = hand
         while rest:
-            c = _lowest(rest)
+            c = lowest_bit(rest)
             rest &= rest - 1
             bit = 1 << c
             after = palette | bit
@@ -850,13 +786,13 @@ def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
             colours = m
             pairs = PAIR0 + 48 * c
             while colours:
-                shift = _lowest(colours)
+                shift = lowest_bit(colours)
                 colours &= colours - 1
                 colour = 6 - shift
                 if _strength_plus(colour, palette, c, base[colour]) > thr[colour]:
                     group = hand & (_COLOUR_LOW << shift) & ~bit
                     while group:
-                        d = _lowest(group)
+                        d = lowest_bit(group)
                         group &= group - 1
                         out[pairs + (d if d < c else d - 1)] = True
         return
@@ -864,22 +800,22 @@ def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
     if phase == EXTRA:
         rest = hand
         while rest:
-            c = _lowest(rest)
+            c = lowest_bit(rest)
             rest &= rest - 1
             bit = 1 << c
             if c // 7 == 2 or _played_succeeds(row, cfg, p, hand & ~bit, palette | bit, c, False, thr):
                 out[PLAY0 + c] = True
     elif phase == TAKE:
-        targets = _take_targets(row, cfg[C_N], p, _count(palette))
+        targets = _take_targets(row, cfg[C_N], p, bit_count(palette))
         while targets:
-            c = _lowest(targets)
+            c = lowest_bit(targets)
             targets &= targets - 1
             if _take_succeeds(row, cfg[C_N], p, hand, palette, rule, c):
                 out[TAKE0 + c] = True
     elif phase == SEVEN:
         others = palette & ~(1 << row[F_EFFECT])
         while others:
-            c = _lowest(others)
+            c = lowest_bit(others)
             others &= others - 1
             rest_palette = palette & ~(1 << c)
             colour = 6 - c % 7
@@ -890,7 +826,7 @@ def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
     elif phase == CANVAS:
         rest = hand
         while rest:
-            d = _lowest(rest)
+            d = lowest_bit(rest)
             rest &= rest - 1
             colour = 6 - d % 7
             if _strength(colour, palette) > thr[colour]:
@@ -945,7 +881,7 @@ def _write_obs(row: np.ndarray, cfg: np.ndarray, offs: np.ndarray, out: np.ndarr
         out[offs[O_WINNING] + r] = 1.0 if seat == winner else 0.0
         out[offs[O_MOVE] + r] = 1.0 if r == 0 else 0.0
         # Fractions in float64, then float32, as the encoding builds them.
-        out[offs[O_SIZES] + r] = np.float32(_count(row[F_HANDS + seat]) / 7.0)
+        out[offs[O_SIZES] + r] = np.float32(bit_count(row[F_HANDS + seat]) / 7.0)
         if cfg[C_ADVANCED]:
             out[offs[O_SCORES] + r] = np.float32(row[F_SCORES + seat] / cfg[C_TARGET])
         else:
