@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .agents.base import AGENT_KINDS
-from .registry import ALL_ENVS, load
+from .registry import env_names, load
 
 
 class UsageError(Exception):
@@ -73,7 +73,7 @@ def make_env(name: str, options: Sequence[str], render_mode: str | None = None) 
 def cmd_list(args: argparse.Namespace) -> int:
     """Print every env with its players, action-space size and observation size."""
     rows = [("env", "players", "actions", "observation", "reward")]
-    for name in ALL_ENVS:
+    for name in env_names():
         env = load(name).raw_env()
         rows.append(
             (
@@ -584,7 +584,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_list = sub.add_parser("list", help="list the envs with players, actions and observation size")
     p_list.set_defaults(func=cmd_list)
     p_play = sub.add_parser("play", help="play or watch one game in the terminal")
-    p_play.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
+    p_play.add_argument("env", help=f"env name: {', '.join(env_names())}")
     p_play.add_argument(
         "--agents", default="heuristic",
         help=f"comma-separated seat agents: {', '.join(AGENT_KINDS)}, human or a model path "
@@ -622,7 +622,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_serve.set_defaults(func=cmd_serve)
 
     p_train = sub.add_parser("train", help="train a MaskablePPO or DMC agent for one seat (game defaults)")
-    p_train.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
+    p_train.add_argument("env", help=f"env name: {', '.join(env_names())}")
     p_train.add_argument("--timesteps", type=int, default=None,
                          help="env steps of the learner (default: config)")
     p_train.add_argument("--opponents", choices=("random", "heuristic", "selfplay"), default=None,
@@ -665,7 +665,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_train.set_defaults(func=cmd_train)
 
     p_eval = sub.add_parser("eval", help="evaluate an agent against another over seeded games")
-    p_eval.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
+    p_eval.add_argument("env", help=f"env name: {', '.join(env_names())}")
     p_eval.add_argument(
         "--agent", required=True,
         help="random, heuristic, search[:key=value...], pretrained or a model path"
@@ -679,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_eval.set_defaults(func=cmd_eval)
 
     p_league = sub.add_parser("league", help="round-robin league with an Elo table (CSV + PNG)")
-    p_league.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
+    p_league.add_argument("env", help=f"env name: {', '.join(env_names())}")
     p_league.add_argument(
         "--agents", required=True,
         help="comma-separated: random, heuristic, search[:key=value...], pretrained, model paths",
