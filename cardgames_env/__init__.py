@@ -2,10 +2,10 @@
 
 Usage::
 
-    from cardgames_env import gongzhu_v0
-    env = gongzhu_v0.env(render_mode="ansi")
+    from cardgames_env import <game>_v0       # one module per env: cardgames_env.ALL_ENVS
+    env = <game>_v0.env(render_mode="ansi")
 
-or, after ``import cardgames_env``, ``pettingzoo.make("aec", "cardgames/gongzhu_v0")``.
+or, after ``import cardgames_env``, ``pettingzoo.make("aec", "cardgames/<game>_v0")``.
 """
 
 from __future__ import annotations

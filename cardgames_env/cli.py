@@ -1,21 +1,21 @@
 """The ``cardgames`` command: list the envs, play or watch games, train and evaluate agents.
 
-Examples::
+Examples (``ENV`` is an env name that ``cardgames list`` prints)::
 
     cardgames list
-    cardgames play gongzhu_v0 --agents heuristic,random,random,random --seed 1
-    cardgames play gongzhu_v0 --agents human,heuristic,heuristic,heuristic
-    cardgames play gongzhu_v0 --option game_end=-1000 --quiet
-    cardgames play jaipur_v0 --agents heuristic,random --record games.jsonl
+    cardgames play ENV --agents heuristic,random --seed 1
+    cardgames play ENV --agents human,heuristic
+    cardgames play ENV --option KEY=VALUE --quiet
+    cardgames play ENV --agents heuristic,random --record games.jsonl
     cardgames replay games.jsonl --game 1
     cardgames serve --port 8000
-    cardgames train gongzhu_v0 --timesteps 300000 --opponents selfplay --out runs/gongzhu
-    cardgames train gongzhu_v0 --algo dmc --opponents heuristic --timesteps 2000000
-    cardgames train gongzhu_v0 --backend rllib --num-env-runners 2 --iterations 20
-    cardgames eval gongzhu_v0 --agent runs/gongzhu --vs heuristic --games 400
-    cardgames eval jaipur_v0 --agent pretrained --vs heuristic
-    cardgames export runs/gongzhu gongzhu_v0 --command "cardgames train gongzhu_v0 ..."
-    cardgames league gongzhu_v0 --agents random,heuristic,runs/gongzhu --out runs/league
+    cardgames train ENV --timesteps 300000 --opponents selfplay --out runs/mine
+    cardgames train ENV --algo dmc --opponents heuristic --timesteps 2000000
+    cardgames train ENV --backend rllib --num-env-runners 2 --iterations 20
+    cardgames eval ENV --agent runs/mine --vs heuristic --games 400
+    cardgames eval ENV --agent pretrained --vs heuristic
+    cardgames export runs/mine policies/mine --command "cardgames train ENV ..."
+    cardgames league ENV --agents random,heuristic,runs/mine --out runs/league
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 class HumanAgent:
     """Reads moves in the game's notation from the terminal.
 
-    In games whose moves take several actions (Haggis selects cards one at a time), a full
+    In games whose moves take several actions (cards selected one at a time), a full
     move typed once is carried out over the following sub-steps: while the rules state has
     not changed, the same text is turned into its next action.
     """

@@ -66,8 +66,8 @@ class RandomBatch:
 
 
 class AgentBatch:
-    """Any :class:`Agent` without ``act_batch``, asked row by row (the Jaipur, Red7 and Gong Zhu
-    heuristics).
+    """Any :class:`Agent` without ``act_batch``, asked row by row (e.g. a heuristic that decides
+    one observation at a time).
 
     An agent whose class sets ``keeps_game_state = True`` (one that plans a whole move and then
     emits it over several decisions) must see one game at a time: it gets one copy per key

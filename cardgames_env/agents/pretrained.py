@@ -309,7 +309,7 @@ def exported_policy_file(spec: str | Path) -> Path | None:
 def read_exported(npz: Path) -> tuple[NumpyPolicy, dict[str, Any]]:
     """Read an exported policy file and its sidecar (``x.npz`` + ``x.json``), as
     :func:`load_policy` does, of any size: the 2 MiB limit is for shipped files (a DMC run's
-    Jaipur head alone is 26 MB).
+    head over a large action space can be tens of megabytes).
 
     Raises:
         ValueError: when the sidecar is missing, or as :func:`load_policy`.

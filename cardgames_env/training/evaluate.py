@@ -5,10 +5,10 @@ seats swapped; with more players each deal is played once with the evaluated age
 seat (the other seats all held by the opponent). The headline figure is
 
 * two players: the win rate (draws count half) with a 95% Wilson interval;
-* more players (Gong Zhu, Haggle, Red7 with 3-4): the mean of the agent's game points minus
+* more players: the mean of the agent's game points minus
   the mean points of the other seats, with a 95% interval over the deals (the rotations of
   one deal are averaged first, so the samples are independent). A game whose points can be
-  missing (Haggle reports ``None`` for an ELIMINATED player) compares episode returns
+  missing (``None`` for an eliminated player) compares episode returns
   instead: ``eval.metric`` in its training config (``"points"`` or ``"return"``).
 
 Both figures are computed for every match (:class:`MatchResult`). Pure numpy: agents that

@@ -12,7 +12,7 @@ It keeps the semantics of :class:`cardgames_env.wrappers.single_agent.SingleAgen
   is drawn from the :class:`OpponentPool` per game;
 * the reward of a step is the learner's reward summed over its own move and every opponent
   move up to its next decision (rewards paid on opponents' turns reach it);
-* the learner's episode ends when its game ends (a Red7 learner that is eliminated waits,
+* the learner's episode ends when its game ends (a learner that is eliminated waits,
   its payouts still counted, until the others finish); the next game starts in place, and
   rewards paid before the learner's first decision in it count towards that first step.
 
@@ -40,7 +40,7 @@ class VectorTrainingEnv(VecEnv):
     """One learner seat in each of ``num_envs`` batched games; opponents act in batch.
 
     Args:
-        env_name: a registered env name (``"gongzhu_v0"``).
+        env_name: a registered env name (``"<game>_v0"``).
         num_envs: games stepped together.
         options: the env's variant options.
         opponents: an opponent spec for every other seat (``"random"``, ``"heuristic"``, a

@@ -283,7 +283,7 @@ def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = 
         data = await small_object(request)
         env_name = data.get("env")
         if not isinstance(env_name, str) or len(env_name) > 64:
-            raise BadRequest("'env' must name an env, e.g. \"jaipur_v0\"")
+            raise BadRequest(f"'env' must name an env, e.g. {env_names()[0]!r}")
         options = data.get("options") or {}
         seed = data.get("seed")
         seed = random_seed() if seed is None else check_seed(seed)

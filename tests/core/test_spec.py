@@ -116,3 +116,31 @@ def test_shipped_games_cannot_be_registered_twice_or_removed():
         registry.unregister_game(first.env_name)
     with pytest.raises(ValueError, match="needs a GameSpec"):
         registry.register_game("demo")  # type: ignore[arg-type]
+
+
+def test_outside_its_folder_a_game_is_named_only_in_the_registry_and_its_face():
+    """Every registry reads specs: no other module (and no file the package ships outside the
+    games' folders) names a game, by id or by title."""
+    from pathlib import Path
+
+    package = Path(registry.__file__).parent
+    names = {}
+    for spec in registry.specs():
+        names[spec.game] = spec
+        names[spec.load("view").TITLE.lower()] = spec
+    found = []
+    for path in sorted(package.rglob("*")):
+        rel = path.relative_to(package)
+        if not path.is_file() or rel.parts[0] == "envs" or "__pycache__" in rel.parts:
+            continue
+        if path.suffix not in (".py", ".js", ".html", ".css", ".json", ".md"):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for name, spec in names.items():
+                if name not in line.lower():
+                    continue
+                face = rel.as_posix() == f"{spec.env_name}.py"
+                listed = rel.as_posix() == "registry.py" and line.strip() == f'"{spec.package}",'
+                if not (face or listed):
+                    found.append(f"{rel}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)

@@ -1,6 +1,6 @@
 """The env's input contract and positions: action and seed types, reset options, numpy option
 values, use before reset, the global ``state()`` vector, ``game_state``/``set_game_state`` and
-the ``max_steps`` turn limit (ARCHITECTURE.md section 5)."""
+the ``max_steps`` turn limit (``docs/architecture.md``, "Env contract")."""
 
 from __future__ import annotations
 

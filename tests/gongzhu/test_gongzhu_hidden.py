@@ -3,7 +3,7 @@ public history allows, never changes what a seat observes.
 
 A seat knows its own hand, every played card, each seat's hand size, the suits each seat has
 shown it is void in, and in hand 1 who holds the unplayed ♠2 (its holder led the first trick,
-gongzhu.md section 2). The perturbation below swaps cards between two other seats' hands
+docs/rules/gongzhu.md section 2). The perturbation below swaps cards between two other seats' hands
 keeping all of that: a card never goes to a seat void in its suit, and the ♠2 never moves
 in hand 1. It is written here, independently of ``rules.resample_hidden``.
 """

@@ -1,4 +1,4 @@
-"""Gong Zhu rules from explicit deals (gongzhu.md sections 2-4 and the play vectors of 8.2)."""
+"""Gong Zhu rules from explicit deals (docs/rules/gongzhu.md sections 2-4 and the play vectors of 8.2)."""
 
 from __future__ import annotations
 
@@ -229,7 +229,7 @@ def test_resample_hidden_keeps_own_hand_sizes_and_voids():
 
 
 def test_resample_hidden_keeps_the_unplayed_spade2_with_the_first_leader():
-    # gongzhu.md section 2: in hand 1 the ♠2 holder leads, so while the ♠2 is unplayed every
+    # docs/rules/gongzhu.md section 2: in hand 1 the ♠2 holder leads, so while the ♠2 is unplayed every
     # seat knows it is with the first leader (seed 1000, actions [0, 11, 1, 2]: player_1 led).
     from cardgames_env.envs.gongzhu import env as gongzhu_env
 

@@ -1,4 +1,4 @@
-"""Gong Zhu scoring: the seed's 29 cases (gongzhu.md section 8.1), its variant detector and CLI."""
+"""Gong Zhu scoring: the seed's 29 cases (docs/rules/gongzhu.md section 8.1), its variant detector and CLI."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from cardgames_env.envs.gongzhu.cli import main
 from cardgames_env.envs.gongzhu.scoring import score
 
-# Seed 002 test table, input -> output (copied from the rules reference, section 8.1).
+# Seed 002 test table, input -> output (copied from docs/rules/gongzhu.md, section 8.1).
 SEED_CASES = [
     ("234", 0), ("56789T", -60), ("T", -10), ("J", -20), ("Q", -30), ("K", -40), ("A", -50),
     ("TJQK", -100), ("P", -100), ("G", 100), ("TJQKP", -200), ("PG", 0), ("2468TQKG", 0),

@@ -1,7 +1,7 @@
 """Haggle hidden information: moving cards a player cannot see never changes its observation.
 
 A player knows its own hand and rule cards, every hand size, the rule cards others have shown
-it, and the contents only of the offers and trades it took part in (haggle.md section 9,
+it, and the contents only of the offers and trades it took part in (docs/rules/haggle.md section 9,
 "Privacy"). The perturbations, written here independently of ``rules.resample_hidden``:
 
 * two other seats trade one colour card each (different colours), keeping every card the

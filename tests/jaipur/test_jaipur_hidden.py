@@ -1,6 +1,6 @@
 """Jaipur hidden information: exchanging what a player cannot see never changes its observation.
 
-Hidden from a player (jaipur.md sections 1, 2 and A6): which goods are in the opponent's hand
+Hidden from a player (docs/rules/jaipur.md sections 1, 2 and A6): which goods are in the opponent's hand
 beyond those it saw enter it (``known``), the deck's order and content (given the union of
 the two), the order of the bonus piles and the values of the opponent's bonus tokens (their
 counts are public). Herds are left alone: with ``hidden_herd=True`` the opponent's herd size

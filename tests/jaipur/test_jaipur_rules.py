@@ -1,4 +1,4 @@
-"""Jaipur rules: explicit deals and states, every vector of the rules reference (section 9),
+"""Jaipur rules: explicit deals and states, every vector of docs/rules/jaipur.md (section 9),
 every rule of the issue (setup, four actions, hand limit, sales, round end, scoring, game end),
 the state validators, notation and hidden-information resampling."""
 

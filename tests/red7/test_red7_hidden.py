@@ -1,7 +1,7 @@
 """Red7 hidden information: exchanging cards between the places a seat cannot see never
 changes what it observes.
 
-Hidden from a seat (red7.md sections 1, 3, 4): the other seats' hands except the cards everybody
+Hidden from a seat (docs/rules/red7.md sections 1, 3, 4): the other seats' hands except the cards everybody
 saw enter them (``known_hands``: cards drawn from a known deck top), the deck below its known
 top cards, and the unseen hands of other eliminated seats. Palettes, the canvas, the scored
 cards, every size and the known cards are public. The perturbation swaps two cards between

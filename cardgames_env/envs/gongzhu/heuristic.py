@@ -1,6 +1,6 @@
 """Rule-based Gong Zhu player that reads only its observation and mask.
 
-Plan (gongzhu.md scoring): avoid taking hearts and the pig, win the goat when it is cheap,
+Plan (docs/rules/gongzhu.md scoring): avoid taking hearts and the pig, win the goat when it is cheap,
 dump the pig and high hearts when void, lead low cards of safe suits.
 """
 

@@ -1,7 +1,7 @@
 """Gong Zhu batched engine: ``N`` hands of Gong Zhu stepped by one compiled kernel call.
 
-The kernels restate the rules of :mod:`cardgames_env.envs.gongzhu.rules` (the reference,
-``shared/rules/gongzhu.md``) and the observation of :mod:`cardgames_env.envs.gongzhu.encoding`
+The kernels restate the rules of :mod:`cardgames_env.envs.gongzhu.rules` (the reference) and
+the observation of :mod:`cardgames_env.envs.gongzhu.encoding`
 over flat slot arrays; ``tests/gongzhu/test_gongzhu_kernel.py`` holds them to the AEC env
 move by move.
 
@@ -72,7 +72,7 @@ _HEART_VALUES = np.array([0, 0, 0, -10, -10, -10, -10, -10, -10, -20, -30, -40, 
 
 @njit(cache=True, inline="always")
 def score_points(point_mask: int) -> int:
-    """Score a 16-bit point-card mask (bit i = ``NOTATION[i]``): gongzhu.md section 3."""
+    """Score a 16-bit point-card mask (bit i = ``NOTATION[i]``): docs/rules/gongzhu.md section 3."""
     hearts = point_mask & _ALL_HEARTS
     all_red = hearts == _ALL_HEARTS
     total = 0

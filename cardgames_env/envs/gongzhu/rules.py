@@ -2,15 +2,15 @@
 
 Each player gets 13 cards; players must follow the suit led when they can, the highest card of
 the led suit wins the trick, and at the end of the hand each player scores the hearts, pig,
-goat and transformer they captured. Source: ``shared/rules/gongzhu.md`` (seed scoring, pagat
-play rules).
+goat and transformer they captured. Source: the play rules of Gong Zhu as pagat.com gives them,
+with the scoring of :mod:`.scoring`.
 
 Notes on this implementation:
 
 * Episode = one hand (default). ``game_end=-1000`` plays hands until some total is <= -1000
   (optionally also >= ``game_end_upper``); the highest total wins, ties shared.
 * Hand 1 is led by the holder of ♠2, any card (``first_lead_must_be_spade2`` forces the ♠2);
-  later hands by the player who took the pig in the previous hand (section 2).
+  later hands by the player who took the pig in the previous hand.
 * No passing, no "hearts broken" rule, no exposure ("selling"); play order is seat 0->1->2->3.
 * Card sets are int bitmasks (see :mod:`cardgames_env.core.cards`).
 """
@@ -45,7 +45,7 @@ from .scoring import score
 
 @dataclass(frozen=True)
 class Config:
-    """Gong Zhu variants (defaults = the project's decisions in gongzhu.md section 7).
+    """Gong Zhu variants (defaults = the project's decisions in docs/rules/gongzhu.md section 7).
 
     Attributes:
         first_lead_must_be_spade2: the first trick of hand 1 must be led with the ♠2.

@@ -1,4 +1,4 @@
-"""Gong Zhu hand scoring, exactly as the seed specifies (rules reference gongzhu.md section 3).
+"""Gong Zhu hand scoring, exactly as the seed specifies (docs/rules/gongzhu.md section 3).
 
 Input is the seed's notation: ``23456789TJQKA`` = ♥2..♥A, ``P`` = ♠Q (pig), ``G`` = ♦J (goat),
 ``D`` = ♣10 (transformer). Order does not matter; a repeated symbol or any other character

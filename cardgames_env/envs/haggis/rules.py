@@ -3,8 +3,9 @@
 Each player holds 14 number cards (2-10, four suits) plus its own J, Q and K; the leader plays
 any combination, the other beats it or passes (a pass ends the trick), a trick won with a
 bomb scores for the opponent, and going out scores 5 per card left to the opponent; hands
-repeat until someone reaches the target score. Source: ``shared/rules/haggis.md`` (seed 004
-"Rules of Haggis" with decisions A1-A10).
+repeat until someone reaches the target score. Source: the Haggis rulebook (two-player game);
+the choices this implementation makes where the rulebook leaves one open are labelled A1-A10
+here and in the code.
 
 Notes on this implementation:
 
@@ -13,7 +14,7 @@ Notes on this implementation:
 * Hand 1 is led by the seat in the deal (the env draws it from its seeded RNG); later hands by
   the lower total, a tie by the player who did not win the previous hand's last trick (A7).
 * The 8 undealt number cards are out of play (no Haggis pile, no bets, 2 players only).
-* Combinations follow :mod:`.combos` (seed model): a :class:`Play` names its cards and the
+* Combinations follow :mod:`.combos`: a :class:`Play` names its cards and the
   declared reading (A1); every reading of those cards that beats the table is legal.
 * The trick with the final play of a hand is scored at once (a bomb gives it away, A8); the
   player who went out scores 5 x the cards (J/Q/K included) left to the opponent.
@@ -62,7 +63,7 @@ MAX_HAND_POINTS = 36 + going_out_bonus(HAND_SIZE + 3)
 
 @dataclass(frozen=True)
 class Config:
-    """Haggis variants (defaults = the project's decisions, haggis.md section 7).
+    """Haggis variants (defaults = the project's decisions, docs/rules/haggis.md section 7).
 
     Attributes:
         face_singles: ``"JQK"`` (A3: lone J/Q/K are singles 11/12/13) or ``"J"`` (literal

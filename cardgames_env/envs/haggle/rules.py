@@ -1,13 +1,14 @@
-"""Haggle rules engine: a turn-based negotiation over colour cards, scored with the seed's scorer.
+"""Haggle rules engine: a turn-based negotiation over colour cards, scored by :mod:`.scoring`.
 
 Each player gets 10 colour cards and two secret rule cards (of the 12 scoring modifiers);
 players trade cards and glimpses of rule cards, then every hand is scored with all rules and
-the highest score wins. Source: ``shared/rules/haggle.md`` (scoring: seed README and section 5;
-the trading protocol: section 9, since the real game is free, simultaneous haggling).
+the highest score wins. Source: Sid Sackson's Haggle for the cards and the scoring
+(:mod:`.scoring`); the real game is free, simultaneous haggling, so the turn-based trading
+protocol below is this implementation's.
 
 Notes on this implementation:
 
-* Deal (section 9): 2N cards of each colour, 10 per player; the 12 modifier cards (two copies
+* Deal: 2N cards of each colour, 10 per player; the 12 modifier cards (two copies
   of each when N > 6), two *different* ones per player.
 * Trading: ``trading_rounds`` rounds (default 5); in each, seats 0..N-1 in turn are the
   proposer. A proposal is built in four proposer moves (modelled in the rules ``State``, so
@@ -21,7 +22,7 @@ Notes on this implementation:
 * A shown rule is revealed on acceptance only; while the offer is pending the target sees
   that a rule would be shown, not which.
 * Everyone sees who traded with whom and all hand sizes; only the two parties see contents.
-* ``submission_phase=True`` (variant, rules reference A8): after trading, each player in seat
+* ``submission_phase=True`` (a variant, A8): after trading, each player in seat
   order chooses how many cards of each colour (Y, B, R, O, W in turn) to hand in.
 * Scoring: a chance node draws the random 13-card cap from the env's Generator
   (:class:`CapDraw`), then :func:`scoring.score_counts` scores every hand with all 12 rules.
@@ -77,7 +78,7 @@ class Stage(IntEnum):
 
 @dataclass(frozen=True)
 class Config:
-    """Haggle variants (defaults = rules reference sections 7 and 9).
+    """Haggle variants (defaults = docs/rules/haggle.md sections 7 and 9).
 
     Attributes:
         num_players: 2..8 players.

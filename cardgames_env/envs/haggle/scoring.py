@@ -1,10 +1,10 @@
-"""Haggle scoring, exactly as the seed specifies, in the order of rules reference section 5.
+"""Haggle scoring, exactly as the seed specifies, in the order of docs/rules/haggle.md section 5.
 
 The stable entry point is :func:`score_hands`: player name -> hand letters in, player name ->
 score (``None`` = ELIMINATED) out. The same scorer works on count tuples for the env
 (:func:`cap_counts` draws the random 13-card cap, :func:`score_counts` does the rest).
 
-Seed modifiers (numbered 1..12 as in the seed; "S<n>" in the rules reference):
+Seed modifiers (numbered 1..12 as in the seed; "S<n>" in docs/rules/haggle.md):
 
 1. more than 3 White -> every White is worth 0;
 2. score only as many Orange as Blue;
@@ -19,7 +19,7 @@ Seed modifiers (numbered 1..12 as in the seed; "S<n>" in the rules reference):
 11. each 3 Blue quadruple the value of one Orange;
 12. at most 13 cards are scored; the excess is removed at random.
 
-Project decisions (rules reference section 6, each with a :class:`Config` variant): eliminated
+Project decisions (docs/rules/haggle.md section 6, each with a :class:`Config` variant): eliminated
 players are left out of the cross-player rules 3, 5 and 9; the Yellow bonus cascades down the
 distinct counts; the pyramid doubles the final total; the cap removes uniformly random cards.
 """
@@ -48,7 +48,7 @@ Y, B, R, O, W = range(5)  # noqa: E741 (colour letters of the seed)
 
 @dataclass(frozen=True)
 class Config:
-    """Scoring variants (defaults = the project's decisions, rules reference section 7).
+    """Scoring variants (defaults = the project's decisions, docs/rules/haggle.md section 7).
 
     Attributes:
         eliminated_in_globals: eliminated players still take part in modifiers 3, 5 and 9
@@ -61,7 +61,7 @@ class Config:
         pyramid_final: the pyramid doubles the final total (penalties and bonuses included);
             ``False`` doubles the subtotal before modifiers 3, 5 and 9.
         modifiers: the seed modifiers (1..12) in force; a subset scores a hand under the base
-            values and those modifiers only (the rules reference's single-rule vectors).
+            values and those modifiers only (docs/rules/haggle.md's single-rule vectors).
     """
 
     eliminated_in_globals: bool = False
@@ -159,7 +159,7 @@ def score_counts(
     scored: Sequence[Sequence[int]] | None = None,
     config: Config = DEFAULT,
 ) -> list[int | None]:
-    """Score every player's hand given as colour counts (rules reference section 5, steps 2-8).
+    """Score every player's hand given as colour counts (docs/rules/haggle.md section 5, steps 2-8).
 
     Args:
         handed: each player's handed-in counts (Y, B, R, O, W); modifiers 6 and 8 look at these.

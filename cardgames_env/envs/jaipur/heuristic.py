@@ -1,6 +1,6 @@
 """Rule-based Jaipur player that reads only its observation and mask.
 
-Plan (jaipur.md sections 3-4): sell sets of 3+ cards (or precious pairs) for bonus tokens
+Plan (docs/rules/jaipur.md sections 3-4): sell sets of 3+ cards (or precious pairs) for bonus tokens
 while the stacks still pay well, take the camels when the market is camel-heavy, build sets
 by taking goods that match the hand, and avoid exchanges that hand the opponent precious
 goods. Every legal action gets a score; the best wins (ties broken at random).

@@ -2,7 +2,7 @@
 sub-step encodings, bit-exact with the AEC env.
 
 The kernels restate the rules of :mod:`cardgames_env.envs.jaipur.rules` (the reference;
-sections cited are those of the rules reference ``jaipur.md``) over one ``int32`` row per
+sections cited are those of the rules page ``docs/rules/jaipur.md``) over one ``int32`` row per
 slot (layout below), and write the observation of
 :func:`cardgames_env.envs.jaipur.encoding.observe` and the mask of ``legal_mask`` (or the
 sub-step encoding's) for the mover. ``tests/jaipur/test_jaipur_kernel.py`` holds the two

@@ -3,7 +3,7 @@
 The readable reference is :mod:`cardgames_env.envs.red7.rules` (with :mod:`.scoring` and
 :mod:`.encoding`); the kernels here restate those rules on card bitmasks and the
 differential test (``tests/red7/test_red7_kernel.py``) holds the two together. Section
-numbers refer to the rules reference ``red7.md`` as cited by the rules module.
+numbers refer to the rules page ``docs/rules/red7.md`` as cited by the rules module.
 
 Slot layout: one ``int64`` row per slot (:data:`ROW` fields, see the ``F_*`` offsets): the
 state scalars, then each seat's hand, palette, known hand cards, unseen out-of-round cards and
@@ -91,7 +91,7 @@ _MAX_FIVES = 64
 """Stack depth of the 5-chain search (at most 7 fives, each pushed once per subset)."""
 
 
-# -- rule evaluation (scoring.py, red7.md section 2) ------------------------------------------
+# -- rule evaluation (scoring.py, docs/rules/red7.md section 2) --------------------------------
 @njit(cache=True)
 def _strength(rule: int, palette: int) -> int:
     """``scoring.strength``: ``|Q| * 64 + highest card of Q`` (0 when Q is empty)."""

@@ -2,8 +2,8 @@
 
 Each player has a hand and a face-up palette; on a turn a player plays a card to the palette,
 discards a card to the canvas (its colour becomes the rule), or both, and must be winning
-under the rule afterwards; the last player standing wins the round. Source:
-``shared/rules/red7.md`` (the seed story, the Asmadi rulebook and the advanced rules).
+under the rule afterwards; the last player standing wins the round. Source: the Red7 rulebook
+(Asmadi Games), basic and advanced rules.
 
 Notes on this implementation:
 
@@ -12,10 +12,10 @@ Notes on this implementation:
   winner's qualifying cards and plays rounds until 40/35/30 points (2/3/4 players) or until
   fewer than ``8 * num_players`` unscored cards remain (then the highest score wins; tied
   leaders draw).
-* ``strict=True`` (seed): playing, discarding or both is legal only if it leaves the player
+* ``strict=True`` (default): playing, discarding or both is legal only if it leaves the player
   winning; giving up is always legal, and it is the only move with an empty hand.
   ``strict=False`` (rulebook): any option; a player not winning at the end of the turn is out.
-* ``action_rule=True`` (section 4.2): playing an odd card to the palette triggers its effect
+* ``action_rule=True`` (the rulebook's action rule): playing an odd card to the palette triggers its effect
   as a separate decision of the same player (phases ``TAKE`` for a 1, ``EXTRA`` for a 5,
   ``SEVEN`` for a 7; a 3 draws). After an odd card the turn goes on in phase ``CANVAS``
   (discard a card or ``end turn``), so ``play X discard Y`` is only offered for even ``X``.
@@ -85,7 +85,7 @@ PLAYING, ROUND_OVER, GAME_OVER = 0, 1, 2
 
 @dataclass(frozen=True)
 class Config:
-    """Red7 variants (defaults = the project's decisions in red7.md section 7).
+    """Red7 variants (defaults = the project's decisions in docs/rules/red7.md section 7).
 
     Attributes:
         num_players: 2, 3 or 4.
@@ -349,7 +349,7 @@ def _check_deal(num_players: int, deal: Deal, allowed: int) -> tuple[tuple[int, 
     if seen & ~allowed:
         raise ValueError("the deal uses cards that are out of the game (scored)")
     if not all(palettes):
-        raise ValueError("every palette needs at least one card (red7.md section 1)")
+        raise ValueError("every palette needs at least one card (docs/rules/red7.md section 1)")
     return hands, palettes
 
 

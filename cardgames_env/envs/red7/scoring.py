@@ -1,6 +1,6 @@
 """Red7 rule evaluation: qualifying sets, who is winning, and advanced-game scoring.
 
-The stable API works on card names (red7.md section 2)::
+The stable API works on card names (docs/rules/red7.md section 2)::
 
     winning_player("O", [["V4", "I4", "Y2", "O2"], ["G3", "B3"]])  # -> 0
     scored_points("G", ["R2", "O4", "Y7"])                          # -> 6
@@ -62,7 +62,7 @@ def _numbers_present(palette: int) -> int:
 
 
 def qualifying(rule: int, palette: int) -> int:
-    """Return the qualifying set ``Q`` of a palette under a rule (red7.md section 2), as a bitmask.
+    """Return the qualifying set ``Q`` of a palette under a rule (docs/rules/red7.md section 2), as a bitmask.
 
     Args:
         rule: colour index of the rule (0 = Red .. 6 = Violet).
