@@ -43,8 +43,8 @@ class GameSpec:
             seed=...)``, or ``None``.
         search: ``"module:Class"`` of the search agent's game hooks (a
             :class:`~cardgames_env.core.search.GameAdapter` subclass), or ``None``.
-        view: the module that describes a position for the browser (``table``, ``scores``,
-            ``selection``, ``public_move``), or ``None``.
+        view: the module that describes a position for the browser (see
+            :mod:`cardgames_env.core.view`), or ``None``.
         search_iterations: the search agent's iterations per decision by default.
     """
 

@@ -80,7 +80,7 @@ def test_kernel_scoring_equals_the_seed_scorer_on_every_point_set() -> None:
 
 def test_fresh_deals_are_legal_games() -> None:
     # Every auto-reset deal gives 13 distinct cards to each seat; the ♠2 holder leads hand 1,
-    # and the previous pig-taker leads the next hand (docs/rules/gongzhu.md section 2).
+    # and the previous pig-taker leads the next hand (docs/rules/gongzhu.md, "Play of a hand").
     vec = vector.make(NAME, num_envs=16, seed=9, game_end=-1000)
     rng = np.random.default_rng(2)
     checked = 0

@@ -1,4 +1,4 @@
-"""Haggle scorer: every vector of docs/rules/haggle.md (section 10), copied as data.
+"""Haggle scorer: hand-derived vectors for every rule of docs/rules/haggle.md, "Scoring".
 
 Expected values are the reference's own hand derivations; the single-rule vectors come from
 MysTrade's unit tests as quoted in the reference (scored here with only that modifier active).

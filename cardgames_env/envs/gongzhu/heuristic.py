@@ -1,7 +1,7 @@
 """Rule-based Gong Zhu player that reads only its observation and mask.
 
-Plan (docs/rules/gongzhu.md scoring): avoid taking hearts and the pig, win the goat when it is cheap,
-dump the pig and high hearts when void, lead low cards of safe suits.
+Plan (docs/rules/gongzhu.md, "Scoring a hand"): avoid taking hearts and the pig, win the goat
+when it is cheap, dump the pig and high hearts when void, lead low cards of safe suits.
 """
 
 from __future__ import annotations

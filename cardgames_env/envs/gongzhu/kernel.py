@@ -66,13 +66,14 @@ _HEART_TWO = 26
 assert (_SPADE_TWO, _PIG, _GOAT, _TRANSFORMER) == (SPADE_TWO, PIG, GOAT, TRANSFORMER)
 _SUIT_BITS = (1 << 13) - 1
 _ALL_HEARTS = (1 << 13) - 1
-_NONZERO_POINTS = 0x7FF8  # notation bits 3..14: ♥5..♥A, P, G (section 6: decided per card)
+# Notation bits 3..14: ♥5..♥A, P, G ("Decisions this implementation takes": decided per card).
+_NONZERO_POINTS = 0x7FF8
 _HEART_VALUES = np.array([0, 0, 0, -10, -10, -10, -10, -10, -10, -20, -30, -40, -50], dtype=np.int64)
 
 
 @njit(cache=True, inline="always")
 def score_points(point_mask: int) -> int:
-    """Score a 16-bit point-card mask (bit i = ``NOTATION[i]``): docs/rules/gongzhu.md section 3."""
+    """Score a 16-bit point-card mask (bit i = ``NOTATION[i]``): docs/rules/gongzhu.md, "Scoring a hand"."""
     hearts = point_mask & _ALL_HEARTS
     all_red = hearts == _ALL_HEARTS
     total = 0
@@ -147,7 +148,7 @@ def _write_outputs(
         seat = (me + r) & 3
         row[_O_HAND_POINTS + r] = np.float32(s[_C_HAND_POINTS + seat] / 100)
         row[_O_TOTALS + r] = np.float32(s[_C_TOTALS + seat] / 1000)
-    # Legal cards (section 2): follow suit if you can; the variant's first lead is the ♠2.
+    # Legal cards ("Play of a hand"): follow suit if you can; the variant's first lead is the ♠2.
     hand = s[_C_HANDS + me]
     if trick_len > 0:
         legal = hand & (_SUIT_BITS << (13 * (s[_C_TRICK] // 13)))
@@ -168,7 +169,7 @@ def _write_outputs(
 
 @njit(cache=True)
 def _deal(state: np.ndarray, i: int, rng_state: np.ndarray) -> None:
-    """Shuffle the deck with slot ``i``'s stream and give 13 cards to each seat (section 1)."""
+    """Shuffle the deck with slot ``i``'s stream and give 13 cards to each seat ("Cards and deal")."""
     deck = np.arange(52)
     shuffle(rng_state, i, deck, 52)
     s = state[i]
@@ -187,7 +188,7 @@ def _deal(state: np.ndarray, i: int, rng_state: np.ndarray) -> None:
 
 @njit(cache=True)
 def _new_game(state: np.ndarray, i: int, rng_state: np.ndarray) -> None:
-    """rules.new_game: deal hand 1; the holder of ♠2 leads (section 2)."""
+    """rules.new_game: deal hand 1; the holder of ♠2 leads ("Play of a hand")."""
     _deal(state, i, rng_state)
     s = state[i]
     for seat in range(4):
@@ -239,7 +240,7 @@ def _step_slot(
     ended = False
     hand_over = False
     if trick_len == 4:
-        # rules._finish_trick: the highest card of the suit led wins the four cards (section 2).
+        # rules._finish_trick: the highest card of the suit led wins the four cards ("Play of a hand").
         led = s[_C_TRICK] // 13
         best = 0
         for k in range(1, 4):

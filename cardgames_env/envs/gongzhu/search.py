@@ -45,7 +45,7 @@ class GongZhuAdapter(GameAdapter):
         hidden = 0
         for s in others:
             hidden |= state.hands[s]
-        # Public fact (section 2): in hand 1 the unplayed ♠2 is with the first leader.
+        # Public fact ("Play of a hand"): in hand 1 the unplayed ♠2 is with the first leader.
         holder = gz.spade_two_holder(state)
         fixed = 1 << gz.SPADE_TWO if holder in others else 0
         hidden &= ~fixed

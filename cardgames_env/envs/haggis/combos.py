@@ -1,6 +1,7 @@
 """Haggis combinations: every reading of a set of cards, the beating order, legal plays of a hand.
 
-The seed model (docs/rules/haggis.md section 2, decisions A1-A6 and A10):
+The combination model (docs/rules/haggis.md, "Combinations"; decisions A1-A6 and A10 of
+:mod:`.rules`):
 
 * a **sequence** ``("sequence", m, l, rank)`` is ``l`` consecutive rank blocks, each holding one
   card of each of the same ``m`` suits; any ``(m, l)`` except ``(1, 2)``; rank = highest rank;

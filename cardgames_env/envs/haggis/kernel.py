@@ -1,7 +1,7 @@
 """Batched Haggis (``haggis_v0``): compiled kernels stepping many games at once.
 
-The reference is the readable rules engine (:mod:`cardgames_env.envs.haggis.rules`, rules
-reference ``docs/rules/haggis.md``), its combination model (:mod:`~cardgames_env.envs.haggis.combos`)
+The reference is the readable rules engine (:mod:`cardgames_env.envs.haggis.rules`, whose rules
+page is ``docs/rules/haggis.md``), its combination model (:mod:`~cardgames_env.envs.haggis.combos`)
 and the card-by-card encoding (:mod:`~cardgames_env.envs.haggis.encoding`); the kernels
 below restate them on bitmasks and the differential test
 (``tests/haggis/test_haggis_kernel.py``) holds the two together.

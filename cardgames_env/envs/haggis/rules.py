@@ -22,6 +22,16 @@ Notes on this implementation:
   gives each player (own total - opponent total) / 100 accrued at every hand end.
 * Card sets are int bitmasks over ids 0..38 (:mod:`.cards`); the face bits 36..38 of a hand or
   of a play are the J, Q, K of the player who holds or played them.
+
+Decisions cited in the code by label (quoted section names cite ``docs/rules/haggis.md``):
+
+* A1: a play declares its reading of the cards; A2: two or three face cards without number
+  cards are always a bomb; A3: a lone J, Q or K is its natural single (11, 12, 13), unless
+  ``face_singles="J"``; A4: a wild card takes one of the four suits and never copies a card
+  of the combination; A5: face cards stand for themselves only in singles and in runs of
+  multiplicity 1 (an 11 is the J, a 12 the Q, a 13 the K); A6: 3-5-7-9 bombs use number cards
+  only (four suits: rainbow, one suit: suited); A7: who leads (above); A8: going out (above);
+  A9: the game's end (above); A10: a run's rank counts its natural faces (9-10-J beats 8-9-10).
 """
 
 from __future__ import annotations
@@ -63,7 +73,7 @@ MAX_HAND_POINTS = 36 + going_out_bonus(HAND_SIZE + 3)
 
 @dataclass(frozen=True)
 class Config:
-    """Haggis variants (defaults = the project's decisions, docs/rules/haggis.md section 7).
+    """Haggis variants (defaults: docs/rules/haggis.md, "Decisions this implementation takes").
 
     Attributes:
         face_singles: ``"JQK"`` (A3: lone J/Q/K are singles 11/12/13) or ``"J"`` (literal

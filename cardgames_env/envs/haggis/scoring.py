@@ -1,4 +1,4 @@
-"""Haggis scoring (seed "Scoring", docs/rules/haggis.md section 4): card points, tricks, going out.
+"""Haggis scoring (docs/rules/haggis.md, "Play of a hand"): card points, tricks, going out.
 
 * Card points: 3, 5, 7, 9 = 1 each; J = 2, Q = 3, K = 5; 2, 4, 6, 8, 10 = 0.
 * A trick's points go to its winner, or to the winner's opponent if it was won with a bomb.

@@ -18,7 +18,7 @@ NUM_COLOURS = 5
 NUM_MODIFIERS = 12
 """The seed's 12 scoring modifiers; rule card ``r`` (0..11) is seed modifier ``r + 1``."""
 HAND_SIZE = 10
-"""Colour cards dealt to each player (docs/rules/haggle.md section 1)."""
+"""Colour cards dealt to each player (docs/rules/haggle.md, "Cards")."""
 
 Counts = tuple[int, int, int, int, int]
 EMPTY: Counts = (0, 0, 0, 0, 0)

@@ -57,7 +57,7 @@ def _build_parser() -> _Parser:
     )
     parser.add_argument("players", nargs="*", metavar="NAME=HAND", help="a player and the cards handed in")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random 13-card cap (N >= 0)")
-    variants = parser.add_argument_group("variants (docs/rules/haggle.md's alternatives)")
+    variants = parser.add_argument_group("variants (the rules' alternatives, docs/rules/haggle.md)")
     variants.add_argument(
         "--eliminated-in-globals",
         action="store_true",

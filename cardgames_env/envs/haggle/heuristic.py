@@ -60,7 +60,7 @@ def _value_table(num_players: int, max_offer: int = 3) -> tuple[np.ndarray, np.n
     """:func:`hand_values` of every hand of at most ``limit`` cards of each colour, indexed
     by ``hand @ weights`` (mixed radix ``limit + 1``): ``(table, weights, limit)``.
 
-    A hand holds at most the deck's ``2N`` cards of a colour (rules section 9) and the
+    A hand holds at most the deck's ``2N`` cards of a colour ("The game in the env") and the
     heuristic looks at it plus an offer of at most ``max_offer`` cards, so ``limit`` is
     ``2N + max_offer`` (at least ``2N + 3``).
     """

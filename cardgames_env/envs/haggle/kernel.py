@@ -91,7 +91,7 @@ def _offer_fits(offers: np.ndarray, j: int, row: np.ndarray, hand_at: int) -> bo
 @njit(cache=True)
 def _deal(row: np.ndarray, prm: np.ndarray, rng_state: np.ndarray, i: int) -> None:
     """Rules ``sample_deal`` + ``new_game``: 2N cards of each colour, 10 each; two different
-    rule cards each from ``rule_copies`` copies of the 12 (docs/rules/haggle.md section 9)."""
+    rule cards each from ``rule_copies`` copies of the 12 (docs/rules/haggle.md, "The game in the env")."""
     n = prm[P_N]
     row[:] = 0
     row[TARGET] = -1

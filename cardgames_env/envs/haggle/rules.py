@@ -29,6 +29,13 @@ Notes on this implementation:
 * ``points`` = the raw scores (``None`` = ELIMINATED); ``returns`` (terminal only) =
   (own score - mean of the others' scores) / 10, an ELIMINATED player counting as the lowest
   surviving score minus ``eliminated_margin`` (10). The returns sum to zero.
+
+Decisions cited in the code by label (the scoring ones are described in :mod:`.scoring`;
+quoted section names cite ``docs/rules/haggle.md``): A1 each player with 5+ Blue gives every
+other player one -10, and each set of 3 Red cancels one; A2 the Yellow bonus walks down the
+distinct counts; A3 only a unique most Red (above 0) doubles;
+A5 the pyramid on the handed-in cards doubles the final total; A6 eliminated players leave the
+cross-player rules; A7 the 13-card cap removes uniformly random cards; A8 the submission phase.
 """
 
 from __future__ import annotations
@@ -78,7 +85,8 @@ class Stage(IntEnum):
 
 @dataclass(frozen=True)
 class Config:
-    """Haggle variants (defaults = docs/rules/haggle.md sections 7 and 9).
+    """Haggle variants (defaults: docs/rules/haggle.md, "The game in the env" and
+    "Decisions this implementation takes").
 
     Attributes:
         num_players: 2..8 players.
@@ -130,7 +138,7 @@ class Config:
 
     @property
     def rule_copies(self) -> int:
-        """Copies of each rule card: 2 when more than 6 players (section 9)."""
+        """Copies of each rule card: 2 when more than 6 players ("The game in the env")."""
         return 2 if self.num_players > 6 else 1
 
 

@@ -1,4 +1,4 @@
-"""Haggle scoring, exactly as the seed specifies, in the order of docs/rules/haggle.md section 5.
+"""Haggle scoring, in the order of docs/rules/haggle.md, "Scoring".
 
 The stable entry point is :func:`score_hands`: player name -> hand letters in, player name ->
 score (``None`` = ELIMINATED) out. The same scorer works on count tuples for the env
@@ -19,9 +19,10 @@ Seed modifiers (numbered 1..12 as in the seed; "S<n>" in docs/rules/haggle.md):
 11. each 3 Blue quadruple the value of one Orange;
 12. at most 13 cards are scored; the excess is removed at random.
 
-Project decisions (docs/rules/haggle.md section 6, each with a :class:`Config` variant): eliminated
-players are left out of the cross-player rules 3, 5 and 9; the Yellow bonus cascades down the
-distinct counts; the pyramid doubles the final total; the cap removes uniformly random cards.
+Decisions (docs/rules/haggle.md, "Decisions this implementation takes"; each with a :class:`Config`
+variant): eliminated players are left out of the cross-player rules 3, 5 and 9; the Yellow bonus
+cascades down the distinct counts; the pyramid doubles the final total; the cap removes uniformly
+random cards.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ Y, B, R, O, W = range(5)  # noqa: E741 (colour letters of the seed)
 
 @dataclass(frozen=True)
 class Config:
-    """Scoring variants (defaults = the project's decisions, docs/rules/haggle.md section 7).
+    """Scoring variants (defaults: docs/rules/haggle.md, "Decisions this implementation takes").
 
     Attributes:
         eliminated_in_globals: eliminated players still take part in modifiers 3, 5 and 9
@@ -61,7 +62,7 @@ class Config:
         pyramid_final: the pyramid doubles the final total (penalties and bonuses included);
             ``False`` doubles the subtotal before modifiers 3, 5 and 9.
         modifiers: the seed modifiers (1..12) in force; a subset scores a hand under the base
-            values and those modifiers only (docs/rules/haggle.md's single-rule vectors).
+            values and those modifiers only (the single-rule examples of docs/rules/haggle.md).
     """
 
     eliminated_in_globals: bool = False
@@ -113,7 +114,7 @@ def cap_counts(counts: Sequence[int], rng: np.random.Generator, limit: int = CAR
 
 
 def _subtotal(counts: Counts, mods: frozenset[int]) -> int:
-    """Base values plus the one-hand modifiers 1, 2, 7, 10, 11 (section 5 steps 3-5)."""
+    """Base values plus the one-hand modifiers 1, 2, 7, 10, 11 ("Scoring" steps 3-5)."""
     y, b, r, o, w = counts
     white_value = 0 if (1 in mods and w > 3) else BASE_VALUES[W]  # modifier 1
     orange = min(o, b) if 2 in mods else o  # modifier 2
@@ -159,7 +160,7 @@ def score_counts(
     scored: Sequence[Sequence[int]] | None = None,
     config: Config = DEFAULT,
 ) -> list[int | None]:
-    """Score every player's hand given as colour counts (docs/rules/haggle.md section 5, steps 2-8).
+    """Score every player's hand given as colour counts (docs/rules/haggle.md, "Scoring").
 
     Args:
         handed: each player's handed-in counts (Y, B, R, O, W); modifiers 6 and 8 look at these.

@@ -1,9 +1,9 @@
 """Rule-based Jaipur player that reads only its observation and mask.
 
-Plan (docs/rules/jaipur.md sections 3-4): sell sets of 3+ cards (or precious pairs) for bonus tokens
-while the stacks still pay well, take the camels when the market is camel-heavy, build sets
-by taking goods that match the hand, and avoid exchanges that hand the opponent precious
-goods. Every legal action gets a score; the best wins (ties broken at random).
+Plan (docs/rules/jaipur.md, "A turn" and "End of a round and scoring"): sell sets of 3+ cards (or
+precious pairs) for bonus tokens while the stacks still pay well, take the camels when the market is
+camel-heavy, build sets by taking goods that match the hand, and avoid exchanges that hand the
+opponent precious goods. Every legal action gets a score; the best wins (ties broken at random).
 
 With ``exchange_encoding="substeps"`` the agent scores the legal exchanges that continue
 its partial exchange (worked out from its own hand, herd and the market in the observation)

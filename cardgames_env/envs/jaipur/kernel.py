@@ -1,8 +1,9 @@
 """Batched Jaipur (``jaipur_v0``): every variant, the flat 25,505-action and the 63-action
 sub-step encodings, bit-exact with the AEC env.
 
-The kernels restate the rules of :mod:`cardgames_env.envs.jaipur.rules` (the reference;
-sections cited are those of the rules page ``docs/rules/jaipur.md``) over one ``int32`` row per
+The kernels restate the rules of :mod:`cardgames_env.envs.jaipur.rules` (the reference; quoted
+section names cite the rules page ``docs/rules/jaipur.md``, labels A1-A8 the decisions listed in
+the rules module) over one ``int32`` row per
 slot (layout below), and write the observation of
 :func:`cardgames_env.envs.jaipur.encoding.observe` and the mask of ``legal_mask`` (or the
 sub-step encoding's) for the mover. ``tests/jaipur/test_jaipur_kernel.py`` holds the two
@@ -153,7 +154,7 @@ DEAL_CARDS = np.array(
     [k for k in range(NUM_TYPES) for _ in range(COMPOSITION[k] - (MARKET_CAMELS if k == CAMEL else 0))],
     dtype=np.int32,
 )
-"""The 52 cards shuffled at each setup (the 3 market camels set aside; section 2)."""
+"""The 52 cards shuffled at each setup (the 3 market camels set aside; "Setting up a round")."""
 assert len(DEAL_CARDS) == DECK_CAP
 
 # Observation offsets (encoding.LAYOUT; the sub-step layout appends the partial exchange).
@@ -220,7 +221,7 @@ C_HIDDEN, C_SUBSTEPS, C_POINTS, C_STANDARD, C_ROUND_CAP, C_HIST_CAP, C_MAX_STEPS
 
 @njit(cache=True)
 def _deal(s: np.ndarray, i: int, rng: np.ndarray, starter: int) -> None:
-    """Lay out a round in row ``s`` (setup, section 2): 3 camels + 2 cards in the market, 5
+    """Lay out a round in row ``s`` (setup, "Setting up a round"): 3 camels + 2 cards in the market, 5
     cards per hand (camels to the herd), 40 in the deck, full stacks, shuffled bonus piles."""
     deck = s[DECK : DECK + DECK_CAP]
     deck[:] = DEAL_CARDS
@@ -268,7 +269,7 @@ def _deal(s: np.ndarray, i: int, rng: np.ndarray, starter: int) -> None:
 
 @njit(cache=True)
 def _new_game(s: np.ndarray, i: int, rng: np.ndarray) -> None:
-    """A fresh game: no Seals, no history, round 1, a random first starter (section 2)."""
+    """A fresh game: no Seals, no history, round 1, a random first starter ("Setting up a round")."""
     s[SEALS] = 0
     s[SEALS + 1] = 0
     s[NHIST] = 0
@@ -376,7 +377,7 @@ def _apply(s: np.ndarray, action: int, ex_take: np.ndarray, ex_give: np.ndarray)
 
 @njit(cache=True)
 def _end_round(s: np.ndarray, hist: np.ndarray, i: int, cfg: np.ndarray, rewards: np.ndarray) -> bool:
-    """Score the round (section 4: camel token, rupees, Seal with tie-breaks; A7), pay the
+    """Score the round ("End of a round and scoring": camel token, rupees, Seal with tie-breaks; A7), pay the
     rewards, record it; True if the game is over."""
     h0 = s[HERDS]
     h1 = s[HERDS + 1]

@@ -77,7 +77,7 @@ MAX_ROUND_RUPEES = sum(map(sum, GOODS_TOKENS)) + sum(map(sum, BONUS_TOKENS)) + 5
 
 @dataclass(frozen=True)
 class Config:
-    """Jaipur variants (defaults = the project's decisions in docs/rules/jaipur.md section 7).
+    """Jaipur variants (defaults: docs/rules/jaipur.md, "Decisions this implementation takes").
 
     Attributes:
         hidden_herd: the observation shows only whether the opponent's herd is empty (the

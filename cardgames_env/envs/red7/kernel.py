@@ -2,8 +2,9 @@
 
 The readable reference is :mod:`cardgames_env.envs.red7.rules` (with :mod:`.scoring` and
 :mod:`.encoding`); the kernels here restate those rules on card bitmasks and the
-differential test (``tests/red7/test_red7_kernel.py``) holds the two together. Section
-numbers refer to the rules page ``docs/rules/red7.md`` as cited by the rules module.
+differential test (``tests/red7/test_red7_kernel.py``) holds the two together. Quoted section
+names cite the rules page ``docs/rules/red7.md``, labels A1-A7 the decisions listed in the rules
+module.
 
 Slot layout: one ``int64`` row per slot (:data:`ROW` fields, see the ``F_*`` offsets): the
 state scalars, then each seat's hand, palette, known hand cards, unseen out-of-round cards and
@@ -91,7 +92,7 @@ _MAX_FIVES = 64
 """Stack depth of the 5-chain search (at most 7 fives, each pushed once per subset)."""
 
 
-# -- rule evaluation (scoring.py, docs/rules/red7.md section 2) --------------------------------
+# -- rule evaluation (scoring.py) -------------------------------------------------------------
 @njit(cache=True)
 def _strength(rule: int, palette: int) -> int:
     """``scoring.strength``: ``|Q| * 64 + highest card of Q`` (0 when Q is empty)."""
@@ -228,7 +229,7 @@ def _qualifying(rule: int, palette: int) -> int:
 
 @njit(cache=True)
 def _points(rule: int, palette: int) -> int:
-    """``scoring.points_of``: the sum of the numbers of Q (section 4.3)."""
+    """``scoring.points_of``: the sum of the numbers of Q ("The advanced game")."""
     q = _qualifying(rule, palette)
     total = 0
     while q:
@@ -374,7 +375,7 @@ def _eliminate(row: np.ndarray, seat: int) -> None:
 
 @njit(cache=True)
 def _finish_round(row: np.ndarray, cfg: np.ndarray, winner: int) -> None:
-    """``rules._finish_round`` (seed 3.5, section 4.3): the last player standing wins the round."""
+    """``rules._finish_round`` (seed 3.5, "The advanced game"): the last player standing wins the round."""
     n = cfg[C_N]
     row[F_WINNER] = winner
     row[F_PHASE] = MAIN
@@ -390,7 +391,7 @@ def _finish_round(row: np.ndarray, cfg: np.ndarray, winner: int) -> None:
         row[F_STATUS] = GAME_OVER
         row[F_GAME_WINNER] = winner
     elif NUM_CARDS - bit_count(row[F_SCORED]) < 8 * n:
-        # Decision (section 4.3): not enough cards for a new deal: the highest score wins.
+        # Decision ("The advanced game"): not enough cards for a new deal: the highest score wins.
         best = -1
         leader = -1
         tied = False
@@ -535,7 +536,7 @@ def _deal_round(row: np.ndarray, cfg: np.ndarray, rng_state: np.ndarray, i: int)
         row[F_PALETTES + s] = 1 << card
         row[F_KNOWN + s] = 0
         row[F_OUT_HIDDEN + s] = 0
-        if card > top:  # section 1 / seed 2.1: the Red leader holds the highest palette card
+        if card > top:  # "Cards" / seed 2.1: the Red leader holds the highest palette card
             top = card
             leader = s
     row[F_DECK_LEN] = length
@@ -728,7 +729,7 @@ def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
                 c = lowest_bit(rest)
                 rest &= rest - 1
                 if action_rule and (c // 7) % 2 == 0:
-                    continue  # an odd card's effect comes first (section 4.2)
+                    continue  # an odd card's effect comes first ("The action rule")
                 others = hand & ~(1 << c)
                 while others:
                     d = lowest_bit(others)
