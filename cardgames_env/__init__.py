@@ -5,7 +5,8 @@ Usage::
     from cardgames_env import <game>_v0       # one module per env: cardgames_env.ALL_ENVS
     env = <game>_v0.env(render_mode="ansi")
 
-or, after ``import cardgames_env``, ``pettingzoo.make("aec", "cardgames/<game>_v0")``.
+or, after ``import cardgames_env``, ``pettingzoo.make("aec", "cardgames/<game>_v0")``; the
+learner's view of N batched games is ``gymnasium.make_vec("cardgames/<game>_v0", num_envs=N)``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import importlib
 from types import ModuleType
 
 from . import registry
-from .registry import ALL_ENVS, register
+from .registry import ALL_ENVS, register, register_gymnasium
 
 __version__ = "0.1.0"
 ENV_NAMES = ALL_ENVS
@@ -22,6 +23,10 @@ ENV_NAMES = ALL_ENVS
 try:
     register()
 except ImportError:  # pettingzoo missing: the rules engines and scorers still work
+    pass
+try:
+    register_gymnasium()
+except ImportError:  # gymnasium missing: likewise
     pass
 
 

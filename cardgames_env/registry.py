@@ -6,7 +6,12 @@ batched engines, the agents, the web app, training, the env test-suite, the docs
 adding its package to :data:`GAME_PACKAGES`. A game defined elsewhere joins at run time with
 :func:`register_game`.
 
-Env names are ``<game>_v<version>``; PettingZoo knows them as ``cardgames/<env>``.
+Env names are ``<game>_v<version>``. PettingZoo knows them as ``cardgames/<env>``:
+``pettingzoo.make("aec", "cardgames/<env>")`` gives the AEC env. So does gymnasium:
+``gymnasium.make_vec("cardgames/<env>", num_envs=N, opponents=...)`` gives the learner's view
+of ``N`` batched games (:class:`cardgames_env.wrappers.vector_env.CardGamesVectorEnv`, the
+``vector_entry_point``; games with a batched engine), and ``gymnasium.make("cardgames/<env>",
+opponents=...)`` one game (:class:`cardgames_env.wrappers.single_agent.SingleAgentEnv`).
 """
 
 from __future__ import annotations
@@ -96,9 +101,32 @@ def _register_pettingzoo(game: GameSpec) -> None:
         pettingzoo.register("aec", env_id, entry_point=f"{game.env_module}:env")
 
 
+def register_gymnasium() -> None:
+    """Register every known env with gymnasium: ``make_vec("cardgames/<env>", num_envs=N, ...)``
+    (the batched vector env, for games with a batched engine) and ``make("cardgames/<env>",
+    ...)`` (one game)."""
+    for game in specs():
+        _register_gymnasium(game)
+
+
+def _register_gymnasium(game: GameSpec) -> None:
+    """Register one env with gymnasium, keeping an existing registration (re-import)."""
+    import gymnasium
+
+    env_id = f"{NAMESPACE}/{game.env_name}"
+    if env_id not in gymnasium.registry:
+        vector = "cardgames_env.wrappers.vector_env:make_vector_env" if game.kernel is not None else None
+        gymnasium.register(
+            env_id,
+            entry_point="cardgames_env.wrappers.single_agent:SingleAgentEnv",
+            vector_entry_point=vector,
+            kwargs={"env": game.env_name},
+        )
+
+
 def register_game(game: GameSpec) -> None:
     """Add a game defined outside the package: every registry (the CLI, agents, batched
-    engines, web views, PettingZoo) knows it from now on.
+    engines, web views, PettingZoo, gymnasium) knows it from now on.
 
     Raises:
         ValueError: when its game id or env name is taken.
@@ -109,10 +137,11 @@ def register_game(game: GameSpec) -> None:
     if game.env_name in _SPECS or game.game in taken:
         raise ValueError(f"game {game.game!r} ({game.env_name}) is registered already")
     _SPECS[game.env_name] = game
-    try:
-        _register_pettingzoo(game)
-    except ImportError:  # pettingzoo missing: the package's own registries still know it
-        pass
+    for register_with in (_register_pettingzoo, _register_gymnasium):
+        try:
+            register_with(game)
+        except ImportError:  # the library is missing: the package's own registries still know it
+            pass
 
 
 def unregister_game(name: str) -> None:
@@ -125,8 +154,16 @@ def unregister_game(name: str) -> None:
     if game.env_name in ALL_ENVS:
         raise ValueError(f"{game.env_name} is shipped with the package and cannot be removed")
     del _SPECS[game.env_name]
+    env_id = f"{NAMESPACE}/{game.env_name}"
     try:
         import pettingzoo
+
+        pettingzoo.aec_registry.pop(env_id, None)
     except ImportError:
-        return
-    pettingzoo.aec_registry.pop(f"{NAMESPACE}/{game.env_name}", None)
+        pass
+    try:
+        import gymnasium
+
+        gymnasium.registry.pop(env_id, None)
+    except ImportError:
+        pass

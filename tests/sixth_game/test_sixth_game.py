@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
@@ -39,6 +40,10 @@ def test_registration_reaches_every_registry_and_leaves_with_the_game(sixth):
     assert NAME in registry.env_names() and NAME not in registry.ALL_ENVS
     assert getattr(cardgames_env, NAME).raw_env().info.name == "highcard"
     assert pettingzoo.make("aec", f"cardgames/{NAME}").unwrapped.metadata["name"] == NAME
+    single = gymnasium.make(f"cardgames/{NAME}", opponents="heuristic")
+    observation, _ = single.reset(seed=0)
+    assert observation.shape == single.observation_space.shape
+    assert gymnasium.spec(f"cardgames/{NAME}").vector_entry_point is None  # no batched engine
     with pytest.raises(ValueError, match="highcard_v0 has no batched engine"):
         vector.make(NAME, 4)
     assert NAME not in vector.available()
@@ -50,6 +55,7 @@ def test_registering_does_not_leak():
         pass
     assert NAME not in registry.env_names()
     assert f"cardgames/{NAME}" not in pettingzoo.aec_registry
+    assert f"cardgames/{NAME}" not in gymnasium.registry
     with pytest.raises(ValueError, match="unknown env"):
         registry.spec(NAME)
     with pytest.raises(AttributeError):

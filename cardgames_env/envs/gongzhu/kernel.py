@@ -215,7 +215,7 @@ def _next_hand(state: np.ndarray, i: int, rng_state: np.ndarray) -> None:
 
 @njit(cache=True)
 def _step_slot(
-    state: np.ndarray, i: int, action: int, rewards: np.ndarray, done: np.ndarray,
+    state: np.ndarray, final: np.ndarray, i: int, action: int, rewards: np.ndarray, done: np.ndarray,
     truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray, max_steps: int,
     game_end: int, game_end_upper: int,
 ) -> None:
@@ -279,6 +279,7 @@ def _step_slot(
     done[i] = ended or is_truncated
     truncated[i] = is_truncated
     if ended or is_truncated:
+        final[i, :] = s  # the finished game, for ``final_state``
         _new_game(state, i, rng_state)
         steps[i] = 0
     elif hand_over:
@@ -287,7 +288,8 @@ def _step_slot(
 
 @njit(cache=True)
 def _step_and_write(
-    state: np.ndarray, i: int, action: int, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
+    state: np.ndarray, final: np.ndarray, i: int, action: int, obs: np.ndarray, mask: np.ndarray,
+    player: np.ndarray,
     rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
     rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
 ) -> None:
@@ -299,32 +301,33 @@ def _step_and_write(
         truncated[i] = False
         return
     _step_slot(
-        state, i, action, rewards, done, truncated, steps, rng_state, max_steps, game_end, game_end_upper
+        state, final, i, action, rewards, done, truncated, steps, rng_state, max_steps, game_end,
+        game_end_upper
     )
     _write_outputs(state, i, obs, mask, player, spade2_first)
 
 
 @njit(cache=True, parallel=True)
 def _step_parallel(
-    state: np.ndarray, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
-    rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
+    state: np.ndarray, final: np.ndarray, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+    player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
     rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
 ) -> None:
     """Step every slot (threads over slots) and write every slot's outputs."""
     for i in prange(state.shape[0]):
-        _step_and_write(state, i, actions[i], obs, mask, player, rewards, done, truncated, steps,
+        _step_and_write(state, final, i, actions[i], obs, mask, player, rewards, done, truncated, steps,
                         rng_state, max_steps, game_end, game_end_upper, spade2_first)
 
 
 @njit(cache=True)
 def _step_serial(
-    state: np.ndarray, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
-    rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
+    state: np.ndarray, final: np.ndarray, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+    player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
     rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
 ) -> None:
     """Step every slot on the calling thread (small batches: no thread start-up cost)."""
     for i in range(state.shape[0]):
-        _step_and_write(state, i, actions[i], obs, mask, player, rewards, done, truncated, steps,
+        _step_and_write(state, final, i, actions[i], obs, mask, player, rewards, done, truncated, steps,
                         rng_state, max_steps, game_end, game_end_upper, spade2_first)
 
 
@@ -348,6 +351,8 @@ class GongZhuVectorEnv(VectorEnv):
         config = self.config
         self.slots = np.zeros((self.num_envs, STATE_WIDTH), dtype=np.int64)
         """Slot state, one int64 row per slot (see the ``_C_*`` columns)."""
+        self.final_slots = np.zeros_like(self.slots)
+        """Each slot's row as its last finished game ended (``final_state``)."""
         self._game_end = 0 if config.game_end is None else int(config.game_end)
         self._game_end_upper = 0 if config.game_end_upper is None else int(config.game_end_upper)
         self._spade2_first = bool(config.first_lead_must_be_spade2)
@@ -358,7 +363,7 @@ class GongZhuVectorEnv(VectorEnv):
 
     def _step(self, actions: np.ndarray) -> None:
         self.chooser.run(
-            self.slots, actions, self.obs, self.mask, self.player, self.rewards, self.done,
+            self.slots, self.final_slots, actions, self.obs, self.mask, self.player, self.rewards, self.done,
             self.truncated, self.steps, self.rng_state, self.max_steps, self._game_end,
             self._game_end_upper, self._spade2_first,
         )
@@ -386,7 +391,7 @@ class GongZhuVectorEnv(VectorEnv):
         _write_outputs(self.slots, i, self.obs, self.mask, self.player, self._spade2_first)
 
     def _get_state(self, i: int) -> rules.State:
-        s = [int(v) for v in self.slots[i]]
+        s: list[int] = self.slots[i].tolist()
 
         def four(column: int) -> tuple[int, ...]:
             return tuple(s[column : column + 4])

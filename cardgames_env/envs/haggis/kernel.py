@@ -35,6 +35,7 @@ driver's :class:`~cardgames_env.core.engine.KernelChooser` steps with the faster
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -573,7 +574,8 @@ def _write_outputs(
 # -- kernels ----------------------------------------------------------------------------------------
 @njit(cache=True)
 def _step_slot(
-    i: int, st: np.ndarray, rng: np.ndarray, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+    i: int, st: np.ndarray, final: np.ndarray, rng: np.ndarray, actions: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray,
     player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
     max_steps: int, cfg: np.ndarray,
     tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
@@ -589,6 +591,7 @@ def _step_slot(
         return
     old0 = st[i, F_TOTALS]
     old1 = st[i, F_TOTALS + 1]
+    trick_len = st[i, F_TRICK_LEN]
     hand_over = False
     if action < _DECLARE0:
         st[i, F_SELECTED] |= 1 << action
@@ -618,13 +621,17 @@ def _step_slot(
     if terminal or truncated[i]:
         done[i] = True
         steps[i] = 0
+        final[i, :] = st[i, :]  # the finished game, for ``final_state``
+        if terminal:  # the rules keep the hand's last trick on the table, the going-out play in it
+            final[i, F_TRICK_LEN] = trick_len + 1
         _new_game(st, rng, i)
     _write_outputs(st, i, obs, mask, player, cfg, tpl, shape_lo, shape_hi, by_card, by_card_n)
 
 
 @njit(cache=True, parallel=True)
 def _step_all(
-    st: np.ndarray, rng: np.ndarray, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+    st: np.ndarray, final: np.ndarray, rng: np.ndarray, actions: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray,
     player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
     max_steps: int, cfg: np.ndarray,
     tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
@@ -632,14 +639,15 @@ def _step_all(
     """Step every slot (threads over slots)."""
     for i in prange(st.shape[0]):
         _step_slot(
-            i, st, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps, cfg,
+            i, st, final, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps, cfg,
             tpl, shape_lo, shape_hi, by_card, by_card_n,
         )
 
 
 @njit(cache=True)
 def _step_serial(
-    st: np.ndarray, rng: np.ndarray, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+    st: np.ndarray, final: np.ndarray, rng: np.ndarray, actions: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray,
     player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
     max_steps: int, cfg: np.ndarray,
     tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
@@ -647,7 +655,7 @@ def _step_serial(
     """Step every slot in the calling thread (few slots: no thread start-up)."""
     for i in range(st.shape[0]):
         _step_slot(
-            i, st, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps, cfg,
+            i, st, final, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps, cfg,
             tpl, shape_lo, shape_hi, by_card, by_card_n,
         )
 
@@ -696,6 +704,8 @@ class HaggisVectorEnv(VectorEnv):
     def _setup(self) -> None:
         config = self.config
         self.slots = np.zeros((self.num_envs, NUM_FIELDS), dtype=np.int64)
+        self.final_slots = np.zeros_like(self.slots)
+        """Each slot's row as its last finished game ended (``final_state``)."""
         self._cfg = np.array(
             [int(config.lone_qk_wild), int(config.natural_faces_in_runs), config.target_score,
              int(config.reward == "points")],
@@ -709,7 +719,8 @@ class HaggisVectorEnv(VectorEnv):
 
     def _step(self, actions: np.ndarray) -> None:
         self.chooser.run(
-            self.slots, self.rng_state, actions, self.obs, self.mask, self.player, self.rewards,
+            self.slots, self.final_slots, self.rng_state, actions, self.obs, self.mask, self.player,
+            self.rewards,
             self.done, self.truncated, self.steps, self.max_steps, self._cfg, *self._tables,
         )
 
@@ -743,8 +754,16 @@ class HaggisVectorEnv(VectorEnv):
         self.slots[i] = row
         _refresh_slot(self.slots, i, self.obs, self.mask, self.player, self._cfg, *self._tables)
 
+    def final_state(self, i: int) -> rules.State:
+        """The position slot ``i``'s last game ended in (see :meth:`VectorEnv.final_state`): a
+        seat has gone out and the hand is over, or the game was cut at the turn limit."""
+        state = super().final_state(i)
+        if 0 in state.hands:
+            return dataclasses.replace(state, hand_over=True)
+        return state
+
     def _get_state(self, i: int) -> rules.State:
-        row = [int(x) for x in self.slots[i]]
+        row: list[int] = self.slots[i].tolist()
         trick = tuple(
             (row[b], row[b + 1], _reading_tuple(row[b + 2], row[b + 3], row[b + 4]))
             for b in range(F_TRICK, F_TRICK + 5 * row[F_TRICK_LEN], 5)

@@ -464,7 +464,8 @@ def _write_outputs(
 
 @njit(cache=True)
 def _step_slot(
-    i: int, action: int, slots: np.ndarray, prm: np.ndarray, offers: np.ndarray, scale: np.ndarray,
+    i: int, action: int, slots: np.ndarray, final: np.ndarray, prm: np.ndarray, offers: np.ndarray,
+    scale: np.ndarray,
     rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
     rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
 ) -> None:
@@ -483,6 +484,7 @@ def _step_slot(
         done[i] = True
         truncated[i] = True
     if done[i]:
+        final[i, :] = row  # the finished game, for ``final_state``
         _deal(row, prm, rng_state, i)
         steps[i] = 0
     player[i] = _write_outputs(row, prm, offers, scale, obs[i], mask[i])
@@ -490,26 +492,30 @@ def _step_slot(
 
 @njit(cache=True, parallel=True)
 def _step_all(
-    actions: np.ndarray, slots: np.ndarray, prm: np.ndarray, offers: np.ndarray, scale: np.ndarray,
+    actions: np.ndarray, slots: np.ndarray, final: np.ndarray, prm: np.ndarray, offers: np.ndarray,
+    scale: np.ndarray,
     rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
     rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
 ) -> None:
     for i in prange(actions.size):
         _step_slot(
-            i, actions[i], slots, prm, offers, scale, rng_state, steps, obs, mask, player, rewards, done,
+            i, actions[i], slots, final, prm, offers, scale, rng_state, steps, obs, mask, player, rewards,
+            done,
             truncated,
         )
 
 
 @njit(cache=True)
 def _step_serial(
-    actions: np.ndarray, slots: np.ndarray, prm: np.ndarray, offers: np.ndarray, scale: np.ndarray,
+    actions: np.ndarray, slots: np.ndarray, final: np.ndarray, prm: np.ndarray, offers: np.ndarray,
+    scale: np.ndarray,
     rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
     rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
 ) -> None:
     for i in range(actions.size):
         _step_slot(
-            i, actions[i], slots, prm, offers, scale, rng_state, steps, obs, mask, player, rewards, done,
+            i, actions[i], slots, final, prm, offers, scale, rng_state, steps, obs, mask, player, rewards,
+            done,
             truncated,
         )
 
@@ -569,6 +575,8 @@ class HaggleVectorEnv(VectorEnv):
         self.params = prm
         self.scale = np.asarray(self.encoding._scale, dtype=np.float32)
         self.slots = np.zeros((self.num_envs, lay.width), dtype=np.int64)
+        self.final_slots = np.zeros_like(self.slots)
+        """Each slot's row as its last finished game ended (``final_state``)."""
         self._use_kernels(_step_serial, _step_all)
 
     def _reset_all(self) -> None:
@@ -577,7 +585,8 @@ class HaggleVectorEnv(VectorEnv):
 
     def _step(self, actions: np.ndarray) -> None:
         self.chooser.run(
-            actions, self.slots, self.params, self.offers, self.scale, self.rng_state, self.steps,
+            actions, self.slots, self.final_slots, self.params, self.offers, self.scale, self.rng_state,
+            self.steps,
             self.obs, self.mask, self.player, self.rewards, self.done, self.truncated,
         )
 
@@ -606,7 +615,7 @@ class HaggleVectorEnv(VectorEnv):
 
     def _get_state(self, i: int) -> State:
         n, lay = self.config.num_players, self._layout
-        row = [int(v) for v in self.slots[i]]
+        row: list[int] = self.slots[i].tolist()
 
         def counts(at: int, count: int) -> tuple[tuple[int, ...], ...]:
             return tuple(tuple(row[at + k * NUM_COLOURS : at + (k + 1) * NUM_COLOURS]) for k in range(count))

@@ -25,6 +25,7 @@ exact beyond it; :meth:`JaipurVectorEnv.state` refuses a slot with a longer hist
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
@@ -617,12 +618,13 @@ def _next_round(s: np.ndarray, i: int, rng: np.ndarray) -> None:
 
 @njit(cache=True)
 def _step_slot(
-    s, hist, i, action, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
+    s, hist, fs, fh, i, action, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
     lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
     """One decision of slot ``i``: the move (or sub-step), the round's and game's end, the
-    turn limit, a fresh game when done, and the outputs of the next decision (``base.STAY``:
-    the slot sits the step out, with zero rewards and its outputs unchanged)."""
+    turn limit, a fresh game when done (the finished one kept in ``fs``/``fh`` for
+    ``final_state``), and the outputs of the next decision (``base.STAY``: the slot sits the
+    step out, with zero rewards and its outputs unchanged)."""
     rewards[i, 0] = 0.0
     rewards[i, 1] = 0.0
     done[i] = False
@@ -662,12 +664,16 @@ def _step_slot(
             mask_written = False
             if _end_round(s, hist, i, cfg, rewards):
                 done[i] = True
+                fs[:] = s
+                fh[:] = hist
                 _new_game(s, i, rng)
             else:
                 _next_round(s, i, rng)
     if not done[i] and steps[i] >= cfg[C_MAX_STEPS]:  # the turn limit (core/aec.py max_steps)
         done[i] = True
         truncated[i] = True
+        fs[:] = s
+        fh[:] = hist
         _new_game(s, i, rng)
         mask_written = False
     if done[i]:
@@ -691,21 +697,23 @@ def _refresh_slot(s, i, obs, mask, midx, cand, player, cfg, lut, cand_start, can
 
 @njit(cache=True)
 def _step_range(
-    lo, hi, state, hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
-    lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
+    lo, hi, state, hist, final, final_hist, actions, rng, obs, mask, midx, cand, player, rewards, done,
+    truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
     for i in range(lo, hi):
-        _step_slot(state[i], hist[i], i, actions[i], rng, obs, mask, midx, cand, player, rewards, done,
-                   truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give)
+        _step_slot(state[i], hist[i], final[i], final_hist[i], i, actions[i], rng, obs, mask, midx, cand,
+                   player, rewards, done, truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq,
+                   ex_take, ex_give)
 
 
 @njit(cache=True)
 def _step_serial(
-    state, hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
-    lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
+    state, hist, final, final_hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated,
+    steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
-    _step_range(0, state.shape[0], state, hist, actions, rng, obs, mask, midx, cand, player, rewards, done,
-                truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give)
+    _step_range(0, state.shape[0], state, hist, final, final_hist, actions, rng, obs, mask, midx, cand,
+                player, rewards, done, truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq,
+                ex_take, ex_give)
 
 
 PARALLEL_PARTS = 8
@@ -714,16 +722,16 @@ PARALLEL_PARTS = 8
 
 @njit(cache=True, parallel=True)
 def _step_parallel(
-    state, hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
-    lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
+    state, hist, final, final_hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated,
+    steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
     # The threads run blocks of slots through the one-thread loop (a small parallel region
     # compiles in a fraction of the time of one holding the whole step).
     n = state.shape[0]
     for part in prange(PARALLEL_PARTS):
-        _step_range(n * part // PARALLEL_PARTS, n * (part + 1) // PARALLEL_PARTS, state, hist, actions, rng,
-                    obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg, lut, cand_start,
-                    cand_list, give_packed, seq, ex_take, ex_give)
+        _step_range(n * part // PARALLEL_PARTS, n * (part + 1) // PARALLEL_PARTS, state, hist, final,
+                    final_hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps,
+                    cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give)
 
 
 @njit(cache=True)
@@ -750,6 +758,7 @@ class JaipurVectorEnv(VectorEnv):
     """
 
     env_cls = JaipurEnv
+    FINAL_ARRAYS = {"slots": "final_slots", "history": "final_history"}
 
     def _setup(self) -> None:
         n = self.num_envs
@@ -758,6 +767,9 @@ class JaipurVectorEnv(VectorEnv):
         self._hist_cap = min(config.round_cap, HIST_CAP)
         self.slots = np.zeros((n, WIDTH), dtype=np.int32)
         self.history = np.zeros((n, self._hist_cap, HIST_FIELDS), dtype=np.int32)
+        self.final_slots = np.zeros_like(self.slots)
+        self.final_history = np.zeros_like(self.history)
+        """Each slot's row and history as its last finished game ended (``final_state``)."""
         mask_cap = self.action_size if self._substeps else EXCHANGE0 + MAX_CANDIDATES
         self._midx = np.zeros((n, mask_cap), dtype=np.int32)
         self._cand = np.zeros((n, MAX_CANDIDATES if self._substeps else 1), dtype=np.int32)
@@ -784,7 +796,8 @@ class JaipurVectorEnv(VectorEnv):
 
     def _step(self, actions: np.ndarray) -> None:
         self.chooser.run(
-            self.slots, self.history, actions, self.rng_state, self.obs, self.mask, self._midx, self._cand,
+            self.slots, self.history, self.final_slots, self.final_history, actions, self.rng_state,
+            self.obs, self.mask, self._midx, self._cand,
             self.player, self.rewards, self.done, self.truncated, self.steps, self._cfg, *self._tables,
             EX_TAKE, EX_GIVE,
         )
@@ -806,6 +819,13 @@ class JaipurVectorEnv(VectorEnv):
 
     def _get_state(self, i: int) -> Any:
         return _row_to_state(self.slots[i], self.history[i], self.config)
+
+    def final_state(self, i: int) -> Any:
+        """The position slot ``i``'s last game ended in (see :meth:`VectorEnv.final_state`): its
+        last round scored, or cut at the turn limit."""
+        state = super().final_state(i)
+        ended = dataclasses.replace(state, round_over=True)
+        return ended if rules.is_terminal(ended) else state
 
     def slot_nbytes(self) -> int:
         """Bytes of slot state and output buffers per slot."""

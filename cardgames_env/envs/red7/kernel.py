@@ -912,7 +912,7 @@ DEAL = -2
 
 @njit(cache=True)
 def _step_slot(
-    S: np.ndarray, i: int, action: int, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
+    S: np.ndarray, final: np.ndarray, i: int, action: int, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
     mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
     steps: np.ndarray, rng_state: np.ndarray,
 ) -> None:
@@ -945,6 +945,7 @@ def _step_slot(
     done[i] = terminal or cut
     truncated[i] = cut
     if terminal or cut:
+        final[i, :] = row  # the finished game, for ``final_state``
         _new_game(row, cfg, rng_state, i)
         steps[i] = 0
     _write_outputs(S, i, cfg, offs, obs, mask, player)
@@ -952,24 +953,26 @@ def _step_slot(
 
 @njit(cache=True)
 def _step_serial(
-    S: np.ndarray, actions: np.ndarray, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
+    S: np.ndarray, final: np.ndarray, actions: np.ndarray, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
     mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
     steps: np.ndarray, rng_state: np.ndarray,
 ) -> None:
     """Step every slot on the calling thread (small batches)."""
     for i in range(S.shape[0]):
-        _step_slot(S, i, actions[i], cfg, offs, obs, mask, player, rewards, done, truncated, steps, rng_state)
+        _step_slot(S, final, i, actions[i], cfg, offs, obs, mask, player, rewards, done, truncated, steps,
+                   rng_state)
 
 
 @njit(cache=True, parallel=True)
 def _step_parallel(
-    S: np.ndarray, actions: np.ndarray, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
+    S: np.ndarray, final: np.ndarray, actions: np.ndarray, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
     mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
     steps: np.ndarray, rng_state: np.ndarray,
 ) -> None:
     """Step every slot, slots spread over the threads (``prange``)."""
     for i in prange(S.shape[0]):
-        _step_slot(S, i, actions[i], cfg, offs, obs, mask, player, rewards, done, truncated, steps, rng_state)
+        _step_slot(S, final, i, actions[i], cfg, offs, obs, mask, player, rewards, done, truncated, steps,
+                   rng_state)
 
 
 class Red7VectorEnv(VectorEnv):
@@ -981,6 +984,8 @@ class Red7VectorEnv(VectorEnv):
         config = self.config
         self.slots = np.zeros((self.num_envs, ROW), dtype=np.int64)
         """Slot state, one row per slot (``F_*`` field offsets)."""
+        self.final_slots = np.zeros_like(self.slots)
+        """Each slot's row as its last finished game ended (``final_state``)."""
         self._cfg = np.array(
             [config.num_players, config.strict, config.advanced, config.action_rule, config.seven_to_deck,
              config.target, self.max_steps],
@@ -994,13 +999,15 @@ class Red7VectorEnv(VectorEnv):
         # The step kernel deals a fresh game into every slot given action DEAL (one compiled kernel).
         deal = np.full(self.num_envs, DEAL, dtype=np.int64)
         _step_serial(
-            self.slots, deal, self._cfg, self._offs, self.obs, self.mask, self.player, self.rewards,
+            self.slots, self.final_slots, deal, self._cfg, self._offs, self.obs, self.mask, self.player,
+            self.rewards,
             self.done, self.truncated, self.steps, self.rng_state,
         )
 
     def _step(self, actions: np.ndarray) -> None:
         self.chooser.run(
-            self.slots, actions, self._cfg, self._offs, self.obs, self.mask, self.player, self.rewards,
+            self.slots, self.final_slots, actions, self._cfg, self._offs, self.obs, self.mask, self.player,
+            self.rewards,
             self.done, self.truncated, self.steps, self.rng_state,
         )
 
@@ -1036,7 +1043,7 @@ class Red7VectorEnv(VectorEnv):
         _write_outputs(self.slots, i, self._cfg, self._offs, self.obs, self.mask, self.player)
 
     def _get_state(self, i: int) -> rules.State:
-        row = [int(v) for v in self.slots[i]]
+        row: list[int] = self.slots[i].tolist()
         n = self.num_players
 
         def seats(offset: int) -> tuple[int, ...]:
