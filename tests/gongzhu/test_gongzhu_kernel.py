@@ -69,7 +69,7 @@ def test_turn_limit_truncates_the_multi_hand_game_in_its_second_hand() -> None:
 
 
 def test_kernel_scoring_equals_the_seed_scorer_on_every_point_set() -> None:
-    # Every one of the 2**16 sets of the 16 point cards, scored by scoring.score (the seed's
+    # Every one of the 2**16 sets of the 16 point cards, scored by scoring.score (the scorer's
     # notation) and by the kernel's restatement.
     notation = "23456789TJQKAPGD"
     for point_mask in range(1 << 16):

@@ -46,7 +46,7 @@ def test_empty_capture_scores_zero():
     [("234D", 50, 0), ("23456789TJQKAPG", 400, 200), ("23456789TJQKAPGD", 800, 400)],
 )
 def test_variant_detector_seed_values(cards, seed_value, other_variant_value):
-    """Section 8.1: these cases tell the seed variant from another published scorer."""
+    """These cases tell this scoring from another published scorer's."""
     assert score(cards) == seed_value != other_variant_value
 
 

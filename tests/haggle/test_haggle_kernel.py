@@ -13,7 +13,7 @@ from tests.vector.differential import run_differential
 
 
 def _capped(state: rules.State) -> bool:
-    """Whether scoring ``state``'s hands draws the random 13-card cap (seed modifier 12)."""
+    """Whether scoring ``state``'s hands draws the random 13-card cap (rule S12)."""
     return any(sum(hand) > scoring.CARD_LIMIT for hand in state.handed_in())
 
 
@@ -78,7 +78,7 @@ def test_kernel_scoring_equals_the_scorer(options: dict) -> None:
 
 
 def test_cap_keeps_a_uniform_thirteen_card_subset() -> None:
-    """Seed modifier 12 (decision A7: every card equally likely to go): a 20-card hand keeps
+    """Rule S12 (decision A7: every card equally likely to go): a 20-card hand keeps
     13 cards, never more of a colour than it holds, and each colour's mean kept count is the
     hypergeometric mean 13 x count / 20 (within 5 standard errors over 20,000 draws)."""
     hand = np.array([8, 6, 4, 2, 0], dtype=np.int64)

@@ -1,6 +1,6 @@
 """Gong Zhu hand scoring (docs/rules/gongzhu.md, "Scoring a hand").
 
-Input is the seed's notation: ``23456789TJQKA`` = ♥2..♥A, ``P`` = ♠Q (pig), ``G`` = ♦J (goat),
+Input is the scorer's notation: ``23456789TJQKA`` = ♥2..♥A, ``P`` = ♠Q (pig), ``G`` = ♦J (goat),
 ``D`` = ♣10 (transformer). Order does not matter; a repeated symbol or any other character
 is an input error.
 """
@@ -20,7 +20,7 @@ decided per card)."""
 
 
 def validate(cards: str) -> None:
-    """Raise ``ValueError`` naming the problem if ``cards`` is not valid seed notation."""
+    """Raise ``ValueError`` naming the problem if ``cards`` is not valid scorer notation."""
     bad = sorted({c for c in cards if c not in NOTATION})
     if bad:
         raise ValueError(
@@ -33,7 +33,7 @@ def validate(cards: str) -> None:
 
 
 def score(cards: str) -> int:
-    """Return the points of one player's captured cards in seed notation.
+    """Return the points of one player's captured cards in scorer notation.
 
     >>> score("23456789TJQKA")
     200

@@ -1,4 +1,4 @@
-"""``haggle NAME=HAND ...``: score a game of Haggle (the seed's scorer command).
+"""``haggle NAME=HAND ...``: score a game of Haggle (the scorer's command).
 
 Prints one ``Name: score`` line per player, the non-eliminated players by score descending
 (ties keep the command-line order), then ``Name: ELIMINATED`` lines in command-line order.

@@ -1,7 +1,7 @@
 """A rule-based Haggle player: trades towards a valuable hand, never towards 7 of a colour.
 
 It reads only its observation (through the encoding's layout) and the action mask. Its hand
-value is the seed's scoring of the hand alone plus rough estimates of the cross-player terms:
+value is the scoring (:mod:`.scoring`) of the hand alone plus rough estimates of the cross-player terms:
 a pyramid doubles, a big Yellow or Red count probably wins its majority, 5 Blue hurt the
 others, 3 Red protect, 7 of a colour is ruinous.
 

@@ -6,7 +6,7 @@ holds the two together move by move.
 
 A slot is one int64 row of :data:`HaggleVectorEnv.slots`; its fields sit at the offsets of
 :class:`_Layout` (scalars first, then the per-seat and per-pair tables of the rules
-``State``). The 13-card cap draw (seed modifier 12) and the deals come from the slot's own
+``State``). The 13-card cap draw (rule S12) and the deals come from the slot's own
 random stream.
 """
 
@@ -254,7 +254,7 @@ def _unique_winner(values: np.ndarray, in_field: np.ndarray, cascade_depth: int,
 
 @njit(cache=True)
 def cap_hand(hand: np.ndarray, rng_state: np.ndarray, i: int, cards: np.ndarray, kept: np.ndarray) -> None:
-    """Seed modifier 12: write into ``kept`` a uniformly random 13-card subset of ``hand``
+    """Rule S12: write into ``kept`` a uniformly random 13-card subset of ``hand``
     (decision A7; a hand of 13 cards or fewer is kept whole and draws nothing).
 
     ``cards`` is scratch space of at least ``sum(hand)`` entries.
@@ -282,7 +282,7 @@ def cap_hand(hand: np.ndarray, rng_state: np.ndarray, i: int, cards: np.ndarray,
 
 @njit(cache=True)
 def _score(row: np.ndarray, prm: np.ndarray, rng_state: np.ndarray, i: int, out: np.ndarray) -> None:
-    """The scoring chance node and ``returns``: the 13-card cap (seed modifier 12), then
+    """The scoring chance node and ``returns``: the 13-card cap (rule S12), then
     ``scoring.score_counts`` with all 12 modifiers, then the reward formula, into ``out``."""
     n = prm[P_N]
     handed_at = prm[P_SUBMITTED] if prm[P_SUBMISSION] else prm[P_HANDS]

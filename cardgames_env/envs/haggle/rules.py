@@ -303,7 +303,7 @@ class State:
     Attributes:
         config: the variants.
         hands: each seat's colour counts (Y, B, R, O, W).
-        rules: each seat's two rule card ids (0..11 = seed modifiers 1..12).
+        rules: each seat's two rule card ids (0..11 = scoring rules S1..S12).
         stage: a :class:`Stage` value.
         round: trading round, 0-based (``trading_rounds`` once trading is over).
         proposer: seat whose turn it is (trading), or the seat submitting (variant).

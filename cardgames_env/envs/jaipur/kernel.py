@@ -382,7 +382,7 @@ def _end_round(s: np.ndarray, hist: np.ndarray, i: int, cfg: np.ndarray, rewards
     rewards, record it; True if the game is over."""
     h0 = s[HERDS]
     h1 = s[HERDS + 1]
-    camel = 0 if h0 > h1 else (1 if h1 > h0 else -1)  # a camel tie: nobody (seed)
+    camel = 0 if h0 > h1 else (1 if h1 > h0 else -1)  # a camel tie: nobody
     totals = np.zeros(2, np.int64)
     bonus_counts = np.zeros(2, np.int64)
     goods_counts = np.zeros(2, np.int64)

@@ -80,8 +80,8 @@ class Config:
     """Jaipur variants (defaults: docs/rules/jaipur.md, "Decisions this implementation takes").
 
     Attributes:
-        hidden_herd: the observation shows only whether the opponent's herd is empty (the
-            seed's option). The size is not secret: every other card zone is public (A6), so
+        hidden_herd: the observation shows only whether the opponent's herd is empty (a
+            variant). The size is not secret: every other card zone is public (A6), so
             it is 55 minus the observer's hand, the market, the observer's herd, the
             opponent's hand size, the deck and the discard pile (and the camel moves are public).
         max_rounds: most rounds of a standard game (full ties can prolong it); then a draw.
@@ -919,7 +919,7 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
     )
 
 
-# -- validators (seed: "small functions that check one thing that should always be true") ----
+# -- validators: small functions that each check one thing that should always be true -------
 
 
 def herds_hold_only_camels(state: State) -> bool:

@@ -375,7 +375,7 @@ def main_mask_actions(state: State) -> list[int]:
     p = state[5]  # player
     hand = state[1][p]
     if not hand:
-        return [GIVE_UP]  # seed 3.4: no cards, only giving up
+        return [GIVE_UP]  # "A turn": no cards, only giving up
     palettes = state[2]
     active = state[4]
     palette = palettes[p]

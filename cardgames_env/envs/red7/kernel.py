@@ -432,7 +432,7 @@ def _apply(row: np.ndarray, cfg: np.ndarray, action: int) -> None:
     """``rules.apply_legal_move`` of a legal action (encoding's action table) to the mover."""
     n = cfg[C_N]
     p = row[F_PLAYER]
-    if action == GIVE_UP:  # seed 3.3: leave the round
+    if action == GIVE_UP:  # "A turn": leave the round
         _eliminate(row, p)
         _next_turn(row, cfg)
         return
@@ -536,7 +536,7 @@ def _deal_round(row: np.ndarray, cfg: np.ndarray, rng_state: np.ndarray, i: int)
         row[F_PALETTES + s] = 1 << card
         row[F_KNOWN + s] = 0
         row[F_OUT_HIDDEN + s] = 0
-        if card > top:  # "Cards" / seed 2.1: the Red leader holds the highest palette card
+        if card > top:  # "Setting up": the Red leader holds the highest palette card
             top = card
             leader = s
     row[F_DECK_LEN] = length
@@ -706,7 +706,7 @@ def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
     phase = row[F_PHASE]
     hand = row[F_HANDS + p]
     if phase == MAIN and hand == 0:
-        return  # seed 3.4: no cards, only giving up
+        return  # "A turn": no cards, only giving up
     palette = row[F_PALETTES + p]
     action_rule = cfg[C_ACTION] != 0
     rule = row[F_RULE]

@@ -99,7 +99,7 @@ class Config:
 
     Attributes:
         num_players: 2, 3 or 4.
-        strict: seed legality (a turn must leave you winning); ``False`` = rulebook (out if not).
+        strict: strict legality (a turn must leave you winning); ``False`` = rulebook (out if not).
         advanced: draw rule, round scoring and the multi-round game ("The advanced game").
         action_rule: effects of odd cards played to the palette ("The action rule").
         seven_to_deck: with ``action_rule``, a 7 may instead put the card on top of the deck.
@@ -371,7 +371,7 @@ def red_leader(palettes: tuple[int, ...]) -> int:
 def _start_round(config: Config, deal: Deal, allowed: int, **carry: object) -> State:
     n = config.num_players
     hands, palettes = _check_deal(n, deal, allowed)
-    # Section 1 / seed 2.1: the player after the current Red leader starts.
+    # "Setting up": the player after the current Red leader starts.
     start = (red_leader(palettes) + 1) % n
     return State(
         config=config,
@@ -641,7 +641,7 @@ def _turn_action(state: State, move: Move) -> State:
 
 
 def _eliminate(state: State, seat: int) -> State:
-    """Seed 3.2-3.3: the player leaves the round with all its cards."""
+    """The player leaves the round with all its cards ("A turn")."""
     hand, known = state.hands[seat], state.known_hands[seat]
     return _replace(
         state,
@@ -669,7 +669,8 @@ def _next_turn(state: State) -> State:
 
 
 def _finish_round(state: State, winner: int) -> State:
-    """Seed 3.5: the last player standing wins the round (advanced: scores its Q, "The advanced game")."""
+    """The last player standing wins the round ("End of a round and of the game"; advanced: scores its
+    Q, "The advanced game")."""
     config = state.config
     if not config.advanced:
         return _replace(state, status=GAME_OVER, winner=winner, game_winner=winner, phase=MAIN)
@@ -775,7 +776,7 @@ def legal_moves(state: State) -> tuple[Move, ...]:
         return ()
     config = state.config
     if state.phase == MAIN and not state.hands[state.player]:
-        return (GiveUp(),)  # seed 3.4: no cards, only giving up
+        return (GiveUp(),)  # "A turn": no cards, only giving up
     if not config.strict:
         return (*_candidates(state), GiveUp())
     if state.phase == MAIN and not config.action_rule:
