@@ -79,8 +79,8 @@ def chunk_bounds(num_slots: int, threads: int) -> np.ndarray:
     """Split slots ``0..num_slots-1`` into at most ``threads`` contiguous chunks.
 
     Every chunk but the last holds a multiple of :data:`CHUNK_ALIGN` slots and each holds at
-    least :data:`MIN_CHUNK` (a batch too small for two chunks is one chunk); sizes differ by at
-    most :data:`CHUNK_ALIGN` slots.
+    least :data:`MIN_CHUNK` (a batch too small for two chunks is one chunk); sizes differ by
+    less than two :data:`CHUNK_ALIGN` blocks.
 
     Returns:
         int64 ``[k + 1]``: chunk ``c`` is ``bounds[c]:bounds[c + 1]``; ``bounds[0] == 0`` and

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import get_thread_id, njit, prange
 
 from cardgames_env.core.threads import aligned_zeros, borrow, max_kernel_threads
 from cardgames_env.envs.haggle import rules
@@ -536,11 +536,12 @@ def _step_threads(
     scale: np.ndarray, rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray, mask: np.ndarray,
     player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, work: np.ndarray,
 ) -> None:
-    """Step every slot, chunk ``c`` of ``bounds`` on one thread with work space ``work[c]``."""
+    """Step every slot, chunk ``c`` of ``bounds`` on one thread, which works in its own row of
+    ``work`` (one per thread, whatever the number of chunks)."""
     for c in prange(bounds.shape[0] - 1):
         _step_block(
             bounds[c], bounds[c + 1], actions, slots, prm, offers, scale, rng_state, steps, obs, mask, player,
-            rewards, done, truncated, work[c],
+            rewards, done, truncated, work[get_thread_id()],
         )
 
 
@@ -614,7 +615,7 @@ class HaggleVectorEnv(VectorEnv):
         self.scale = np.asarray(self.encoding._scale, dtype=np.float32)
         self.slots = aligned_zeros((self.num_envs, lay.width), np.int64)
         self._work = aligned_zeros((max_kernel_threads(), WORK_SIZE), np.int64)
-        """Work space of the deals and the scoring, one row per thread (chunk)."""
+        """Work space of the deals and the scoring, one row per thread."""
         self._use_kernels(_step_one_thread, _step_threads, (
             self.slots, self.params, self.offers, self.scale, self.rng_state, self.steps, self.obs,
             self.mask, self.player, self.rewards, self.done, self.truncated, self._work,

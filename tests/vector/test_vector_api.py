@@ -175,6 +175,60 @@ def test_threaded_and_one_thread_kernels_play_the_same_games(name: str) -> None:
     assert not engines[0].parallel and engines[1].parallel, "a forced choice stays"
 
 
+@pytest.mark.parametrize("name", ENGINES)
+def test_any_split_into_chunks_plays_the_same_games(name: str) -> None:
+    """The threaded kernel gives each chunk of slots to one thread; however the slots are split
+    (uneven chunks, more chunks than threads, one chunk), every slot plays the same games as
+    on one thread, state rows and outputs alike."""
+    n = 300
+    splits = [np.array(b, dtype=np.int64) for b in ([0, 300], [0, 128, 300], [0, 64, 128, 192, 256, 300],
+                                                     [0, 5, 6, 150, 299, 300])]
+    engines = [vector.make(name, num_envs=n, seed=3) for _ in range(len(splits) + 1)]
+    rng = np.random.default_rng(8)
+    for step in range(80):
+        checked = engines[0].check_actions(_random_actions(engines[0], rng))
+        engines[0].chooser.serial(engines[0].chunks(), checked, *engines[0]._kernel_args)
+        for vec, bounds in zip(engines[1:], splits):
+            vec.chooser.threaded(bounds, checked, *vec._kernel_args)
+            for field in ("obs", "mask", "player", "rewards", "done", "truncated", "steps", "rng_state",
+                          "slots"):
+                assert np.array_equal(getattr(engines[0], field), getattr(vec, field)), (step, bounds, field)
+
+
+def test_threaded_check_names_the_first_bad_slot_and_changes_nothing() -> None:
+    """With several chunks checked on threads, the error names the first out-of-range slot
+    (before any illegal one), else the first illegal slot, as the one-thread check does."""
+    n = 300
+    for parallel in (False, True):
+        vec = vector.make(ENGINES[0], num_envs=n, seed=1)
+        vec.parallel = parallel
+        rng = np.random.default_rng(2)
+        good = _random_actions(vec, rng)
+        illegal = [int(np.flatnonzero(~vec.mask[i])[0]) for i in range(n)]
+        before = vec.obs.copy(), vec.mask.copy(), vec.slots.copy()
+        cases = [((270, vec.action_size), (10, illegal[10])), ((200, -3), (250, illegal[250]))]
+        for (far, big), (near, bad) in cases:
+            actions = good.copy()
+            actions[far], actions[near] = big, bad
+            with pytest.raises(ValueError, match=f"slot {far}: action {big} is out of range"):
+                vec.step(actions)
+            actions[far] = good[far]
+            with pytest.raises(ValueError, match=f"slot {near}: action {bad} is not legal"):
+                vec.step(actions)
+            actions[270] = illegal[270]
+            with pytest.raises(ValueError, match=f"slot {near}: action"):
+                vec.step(actions)
+        assert np.array_equal(vec.obs, before[0]) and np.array_equal(vec.mask, before[1])
+        assert np.array_equal(vec.slots, before[2]), "a rejected step changes no slot"
+        sitting = np.zeros(n, dtype=np.bool_)
+        sitting[::3] = True
+        actions = good.copy()
+        actions[~sitting] = -7  # never read
+        checked = vec.check_actions(actions, sitting)
+        assert np.array_equal(np.flatnonzero(checked == -1), np.flatnonzero(~sitting))
+        vec.step(actions, active=sitting)
+
+
 @pytest.mark.parametrize("threaded_seconds, expected", [(0.010, False), (0.0005, True)])
 def test_kernel_chooser_keeps_the_faster_kernel(threaded_seconds: float, expected: bool) -> None:
     calls: list[str] = []
