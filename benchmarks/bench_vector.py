@@ -94,7 +94,13 @@ def machine() -> str:
 @njit(cache=True)
 def random_legal(mask: np.ndarray, states: np.ndarray, out: np.ndarray) -> None:
     """Write a uniformly random legal action of each row of ``mask`` into ``out``."""
-    for i in range(mask.shape[0]):
+    random_legal_rows(0, mask.shape[0], mask, states, out)
+
+
+@njit(cache=True)
+def random_legal_rows(lo: int, hi: int, mask: np.ndarray, states: np.ndarray, out: np.ndarray) -> None:
+    """:func:`random_legal` for rows ``lo..hi-1`` (row ``i`` draws from ``states[i]``)."""
+    for i in range(lo, hi):
         row = mask[i]
         count = 0
         for legal in row:  # iterating the row itself vectorises; indexing it does not
