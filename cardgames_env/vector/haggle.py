@@ -537,12 +537,15 @@ def _step_threads(
     player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, work: np.ndarray,
 ) -> None:
     """Step every slot, chunk ``c`` of ``bounds`` on one thread, which works in its own row of
-    ``work`` (one per thread, whatever the number of chunks)."""
+    ``work`` (one per thread, whatever the number of chunks). The slot loop sits in the parallel
+    region itself, where the arrays are known not to overlap."""
     for c in prange(bounds.shape[0] - 1):
-        _step_block(
-            bounds[c], bounds[c + 1], actions, slots, prm, offers, scale, rng_state, steps, obs, mask, player,
-            rewards, done, truncated, work[get_thread_id()],
-        )
+        own = work[get_thread_id()]
+        for i in range(bounds[c], bounds[c + 1]):
+            _step_slot(
+                i, actions[i], slots, prm, offers, scale, rng_state, steps, obs, mask, player, rewards, done,
+                truncated, own,
+            )
 
 
 @njit(cache=True)
