@@ -21,8 +21,10 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from .agents.base import AGENT_KINDS
@@ -164,8 +166,29 @@ def build_agents(env: Any, spec: str, seed: int) -> list[Any]:
     return agents
 
 
+def writable(path: str | Path, what: str, folder: bool = False) -> None:
+    """Check, before any work, that an output file (or ``folder``) can be written at ``path``.
+
+    Raises:
+        UsageError: naming ``what`` and the path, when it cannot.
+    """
+    from .training.output import check_output_file, check_output_folder
+
+    try:
+        if folder:
+            check_output_folder(path, what)
+        else:
+            check_output_file(path, what)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     """Play (or watch) one episode with the given agents (and append its record with ``--record``)."""
+    from .core.progress import Progress
+
+    if args.record is not None:
+        writable(args.record, "--record")
     non_negative(args.seed, "--seed")
     env = make_env(args.env, args.option)
     agents = build_agents(env, args.agents, args.seed)
@@ -179,8 +202,13 @@ def cmd_play(args: argparse.Namespace) -> int:
         names = names * len(env.possible_agents) if len(names) == 1 else names
         recorder = Recorder(args.env, dict(parse_option(o) for o in args.option), args.seed, names)
     env.reset(seed=args.seed)
+    legend = env.encoding.legend()
+    if not args.quiet and legend:
+        print(legend)
     if not args.quiet and not humans:
         print(env.encoding.render(env._decision, viewer))
+    # Quiet, agents alone may play for minutes (search agents) with nothing shown: count the moves.
+    bar = Progress(None, "moves", "play", progress_setting(args) if args.quiet and not humans else False)
     for agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -194,11 +222,13 @@ def cmd_play(args: argparse.Namespace) -> int:
             recorder.step(env, action)
         else:
             env.step(action)
+        bar.advance()
         if not args.quiet:
             print(f"{agent}: {move}")
             event = env.encoding.describe_transition(before, env.game_state())
             if event:
                 print(event)
+    bar.close()
     print(env.encoding.render(env._decision, viewer))
     points = env.rules.points(env.game_state())
     print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)))
@@ -215,55 +245,108 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay the games of a record file in the terminal, checking that they replay exactly."""
-    from .records import RecordError, read_records, replay
-    from .records import make_env as record_env
+    from .core.progress import Progress, is_terminal
+    from .records import RecordError, read_records
 
     try:
         records = read_records(args.file)
-        if args.game is not None:
-            if not 1 <= args.game <= len(records):
-                n = len(records)
-                raise UsageError(f"--game must be 1..{n} ({args.file} holds {n} game{'s' * (n != 1)})")
-            records = [records[args.game - 1]]
-        for record in records:
-            env = record_env(record)
-            viewer = args.viewer
-            if viewer is not None and not 0 <= viewer < len(env.possible_agents):
-                raise UsageError(f"--viewer must be a seat 0..{len(env.possible_agents) - 1}")
-            agents = f" ({', '.join(record.agents)})" if record.agents else ""
-            print(f"== {record.env} seed {record.seed}{agents}, {len(record.moves)} moves")
-            if not args.quiet:
-                print(env.encoding.render(env._decision, viewer))
-            for step in replay(record, env):
-                if not args.quiet:
-                    print(f"player_{step.seat}: {step.move}")
-                    event = env.encoding.describe_transition(step.before, step.after)
-                    if event:
-                        print(event)
-            print(env.encoding.render(env._decision, viewer))
-            points = env.rules.points(env.game_state())
-            status = "" if record.finished else "  (the record stops before the end)"
-            print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)) + status)
     except RecordError as error:
         raise UsageError(str(error)) from None
+    numbers = range(1, len(records) + 1)
+    if args.game is not None:
+        if not 1 <= args.game <= len(records):
+            n = len(records)
+            raise UsageError(f"--game must be 1..{n} ({args.file} holds {n} game{'s' * (n != 1)})")
+        numbers = range(args.game, args.game + 1)
+    # The moves printed are progress enough on a terminal; quiet or redirected, a bar counts them.
+    streams = not args.quiet and is_terminal(sys.stdout)
+    show = False if streams else progress_setting(args)
+    total = sum(len(records[k - 1].moves) for k in numbers)
+    with Progress(total, "moves", "replay", show) as bar:
+        for number in numbers:
+            record = records[number - 1]
+            try:
+                _replay_one(args, record, bar)
+            except RecordError as error:
+                where = f"game {number} of {len(records)}: " if len(records) > 1 else ""
+                raise UsageError(f"{args.file}, {where}{error}") from None
     return 0
 
 
+def _replay_one(args: argparse.Namespace, record: Any, bar: Any) -> None:
+    """Replay one record for :func:`cmd_replay`: the moves (unless quiet), then the end."""
+    from .records import make_env as record_env
+    from .records import replay
+
+    env = record_env(record)
+    viewer = args.viewer
+    if viewer is not None and not 0 <= viewer < len(env.possible_agents):
+        raise UsageError(f"--viewer must be a seat 0..{len(env.possible_agents) - 1}")
+    if not args.quiet:
+        agents = f" ({', '.join(record.agents)})" if record.agents else ""
+        print(f"== {record.env} seed {record.seed}{agents}, {len(record.moves)} moves")
+        legend = env.encoding.legend()
+        if legend:
+            print(legend)
+        print(env.encoding.render(env._decision, viewer))
+    for step in replay(record, env):
+        bar.advance()
+        if not args.quiet:
+            print(f"player_{step.seat}: {step.move}")
+            event = env.encoding.describe_transition(step.before, step.after)
+            if event:
+                print(event)
+    points = env.rules.points(env.game_state())
+    status = "" if record.finished else "  (the record stops before the end)"
+    with bar.paused():
+        print(env.encoding.render(env._decision, viewer))
+        print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)) + status)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Serve the browser app (play, watch, replay) until interrupted."""
+    """Serve the browser app (play, watch, replay) until interrupted.
+
+    The operator's models (``--model NAME=PATH``) are loaded once, before serving; clients
+    play them by name and can name no file.
+    """
     if not 0 < args.port < 65536:
         raise UsageError(f"--port must be 1..65535, got {args.port}")
+    if args.max_memory <= 0:
+        raise UsageError(f"--max-memory must be a positive number of MiB, got {args.max_memory}")
+    models: dict[str, str] = {}
+    for spec in args.model:
+        name, sep, path = spec.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise UsageError(f"--model takes NAME=PATH, got {spec!r}")
+        if name.strip() in models:
+            raise UsageError(f"--model {name.strip()} is given twice")
+        models[name.strip()] = path.strip()
     try:
-        from .web.app import serve
+        from .web.app import Settings, serve
+        from .web.catalog import AgentCatalog
     except ImportError as error:
         raise UsageError(
             f"the web app needs the 'web' extra (pip install cardgames-env[web]): {error}"
         ) from None
+    for name, path in models.items():
+        print(f"cardgames: loading model {name} from {path}", flush=True)
     try:
-        serve(host=args.host, port=args.port)
+        catalog = AgentCatalog(models)
+    except ValueError as error:
+        raise UsageError(f"--model: {error}") from None
+    settings = Settings(host=args.host, port=args.port, allow_hosts=tuple(args.allow_host),
+                        max_store_bytes=int(args.max_memory * 2**20))
+    try:
+        serve(settings, catalog)
     except OSError as error:
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {error.strerror or error}") from None
     return 0
+
+
+def progress_setting(args: argparse.Namespace) -> bool | None:
+    """Return a command's progress-bar setting: off with ``--no-progress``, else ``None``
+    (shown when stderr is a terminal)."""
+    return False if getattr(args, "no_progress", False) else None
 
 
 def positive(value: int, what: str) -> int:
@@ -347,6 +430,10 @@ def cmd_train_rllib(args: argparse.Namespace, options: dict[str, Any]) -> int:
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Train a MaskablePPO or DMC agent (see :mod:`cardgames_env.training.train`), or with RLlib."""
+    if args.out is not None:
+        writable(args.out, "--out", folder=True)
+    else:  # the run folder will be made under runs/ (its name depends on the settings)
+        writable("runs", "the default run folder", folder=True)
     options = env_options(args.env, args.option)
     if getattr(args, "backend", "sb3") == "rllib":
         return cmd_train_rllib(args, options)
@@ -373,7 +460,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         train(
             args.env, options=options, timesteps=args.timesteps, opponents=args.opponents,
             n_envs=args.n_envs, seed=args.seed, out=args.out, vec_env=args.vec_env,
-            eval_games=args.eval_games, progress=not args.no_progress, config_path=args.config,
+            eval_games=args.eval_games, progress=progress_setting(args), config_path=args.config,
             engine=args.engine, imitation_games=args.imitation_games,
             imitation_teacher=args.imitation_teacher, algo=args.algo,
         )
@@ -388,14 +475,25 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate one agent against another over seeded games with rotating seats."""
+    from .core.progress import Progress
     from .training.evaluate import evaluate
 
     options = env_options(args.env, args.option)
     positive(args.games, "--games")
     non_negative(args.seed, "--seed")
     check_agents(args.env, args.option, [args.agent, args.vs])
+    seats = len(make_env(args.env, args.option).possible_agents)
+    if args.games % seats:
+        fewer, more = args.games // seats * seats, (args.games // seats + 1) * seats
+        hint = f"{fewer} or {more}" if fewer else str(more)
+        raise UsageError(
+            f"--games must be a multiple of {seats}, the seats of {args.env}: every deal is played "
+            f"once with the agent in each seat (got {args.games}; try {hint})"
+        )
     try:
-        result = evaluate(args.env, args.agent, args.vs, games=args.games, seed=args.seed, options=options)
+        with Progress(args.games, "games", "eval", progress_setting(args)) as bar:
+            result = evaluate(args.env, args.agent, args.vs, games=args.games, seed=args.seed,
+                              options=options, on_game=bar.advance)
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(result.summary())
@@ -404,25 +502,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def cmd_league(args: argparse.Namespace) -> int:
     """Play a round-robin league and print (and save) its Elo table."""
-    from pathlib import Path
-
+    if args.out is not None:  # first: a destination that cannot be written would waste the games
+        writable(args.out, "--out", folder=True)
+    from .core.progress import Progress
     from .training.evaluate import league
-    from .training.output import check_output_folder
 
     options = env_options(args.env, args.option)
     positive(args.games, "--games")
+    if args.games % 2:
+        raise UsageError(f"--games must be even: each deal is played twice, seats swapped (got {args.games})")
     non_negative(args.seed, "--seed")
     specs = [a.strip() for a in args.agents.split(",") if a.strip()]
     if len(specs) < 2:
         raise UsageError("--agents needs at least two agents, separated by commas")
     check_agents(args.env, args.option, specs)
-    if args.out is not None:
-        try:  # before the games: a destination that cannot be written would waste them
-            check_output_folder(args.out)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
+    total = len(specs) * (len(specs) - 1) // 2 * args.games
     try:
-        result = league(args.env, specs, games_per_pair=args.games, seed=args.seed, options=options)
+        with Progress(total, "games", "league", progress_setting(args)) as bar:
+            result = league(args.env, specs, games_per_pair=args.games, seed=args.seed, options=options,
+                            on_game=bar.advance)
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(result.table())
@@ -442,10 +540,16 @@ def cmd_league(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export a trained model as a torch-free policy (``DEST.npz`` + ``DEST.json``)."""
-    from .training.export import export_policy
+    writable(Path(args.dest).parent, "DEST_STEM's folder", folder=True)
+    from .agents.pretrained import MAX_BYTES
+    from .core.progress import Progress
+    from .training.export import EXPORT_STAGES, export_policy
 
+    limit = MAX_BYTES if args.shipping_limit else None
     try:
-        npz, sidecar = export_policy(args.run, args.dest, command=args.command, dtype=args.dtype)
+        with Progress(len(EXPORT_STAGES), "stages", "export", progress_setting(args)) as bar:
+            npz, sidecar = export_policy(args.run, args.dest, command=args.command, dtype=args.dtype,
+                                         max_bytes=limit, on_stage=bar.begin)
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(f"saved {npz} ({npz.stat().st_size} bytes) and {sidecar}")
@@ -454,6 +558,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_curve(args: argparse.Namespace) -> int:
     """Draw (again) the learning curve of a training run folder."""
+    if args.out is not None:
+        writable(args.out, "--out")
     from .training.plots import plot_learning_curve
 
     try:
@@ -487,6 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_play.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
     _option_argument(p_play)
     p_play.add_argument("--quiet", action="store_true", help="print only the final position")
+    _progress_argument(p_play, "the moves played, with --quiet and no human seat")
     p_play.add_argument("--record", default=None, metavar="FILE",
                         help="append the game's record (JSON Lines) to FILE")
     p_play.set_defaults(func=cmd_play)
@@ -495,12 +602,23 @@ def build_parser() -> argparse.ArgumentParser:
     p_replay.add_argument("file", help="a record file written by play --record or the web app")
     p_replay.add_argument("--game", type=int, default=None, help="replay only game N (1-based) of the file")
     p_replay.add_argument("--viewer", type=int, default=None, help="show the game as this seat sees it")
-    p_replay.add_argument("--quiet", action="store_true", help="print only each game's final position")
+    p_replay.add_argument("--quiet", action="store_true",
+                          help="print only each game's final position and points (no header, no moves)")
+    _progress_argument(p_replay, "the moves replayed, when --quiet or the output is not a terminal")
     p_replay.set_defaults(func=cmd_replay)
 
     p_serve = sub.add_parser("serve", help="the browser app: play, watch and replay games")
     p_serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: localhost only)")
     p_serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p_serve.add_argument("--model", action="append", default=[], metavar="NAME=PATH",
+                         help="a saved model clients may play by NAME, loaded once at start (repeatable; "
+                              "a saved SB3 model is a pickle: only files you trust)")
+    p_serve.add_argument("--allow-host", action="append", default=[], metavar="HOST",
+                         help="another name clients reach the server by, besides the bound host and "
+                              "localhost (repeatable; other Host headers get 400)")
+    p_serve.add_argument("--max-memory", type=float, default=256, metavar="MIB",
+                         help="estimated memory of all games kept; the least recently used go first "
+                              "(default 256)")
     p_serve.set_defaults(func=cmd_serve)
 
     p_train = sub.add_parser("train", help="train a MaskablePPO or DMC agent for one seat (game defaults)")
@@ -529,7 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_train.add_argument("--eval-games", type=int, default=None,
                          help="games of each evaluation, periodic and final (default: config)")
     p_train.add_argument("--config", default=None, help="a JSON file overriding the game's defaults")
-    p_train.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _progress_argument(p_train, "the learner steps and the final evaluations' games")
     _option_argument(p_train)
     p_train.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
                          help="sb3: MaskablePPO in one process (default); rllib: Ray RLlib PPO "
@@ -553,9 +671,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="random, heuristic, search[:key=value...], pretrained or a model path"
     )
     p_eval.add_argument("--vs", required=True, help="the opponent in every other seat")
-    p_eval.add_argument("--games", type=int, default=200, help="games (seats rotate over each deal)")
+    p_eval.add_argument("--games", type=int, default=200,
+                        help="games, a multiple of the seats (each deal: the agent once in each seat)")
     p_eval.add_argument("--seed", type=int, default=0, help="first deal's seed")
     _option_argument(p_eval)
+    _progress_argument(p_eval, "the games played")
     p_eval.set_defaults(func=cmd_eval)
 
     p_league = sub.add_parser("league", help="round-robin league with an Elo table (CSV + PNG)")
@@ -564,10 +684,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--agents", required=True,
         help="comma-separated: random, heuristic, search[:key=value...], pretrained, model paths",
     )
-    p_league.add_argument("--games", type=int, default=100, help="games per pair of agents")
+    p_league.add_argument("--games", type=int, default=100,
+                          help="games per pair of agents, even: each deal twice, seats exchanged")
     p_league.add_argument("--seed", type=int, default=0, help="first deal's seed")
     p_league.add_argument("--out", default=None, help="folder for elo_<env>.csv and elo_<env>.png")
     _option_argument(p_league)
+    _progress_argument(p_league, "the games played")
     p_league.set_defaults(func=cmd_league)
 
     p_export = sub.add_parser("export", help="export a trained model as a torch-free shipped policy")
@@ -578,6 +700,10 @@ def build_parser() -> argparse.ArgumentParser:
     p_export.add_argument("--command", required=True, help="the exact command that trained the model")
     p_export.add_argument("--dtype", choices=("float32", "float16"), default="float32",
                           help="storage of the weights (the math is float32 either way)")
+    p_export.add_argument("--shipping-limit", action="store_true",
+                          help="refuse an .npz over 2 MiB, the limit of the policies shipped in the package "
+                               "(always applied when DEST_STEM is in the package's pretrained folder)")
+    _progress_argument(p_export, "the export's stages")
     p_export.set_defaults(func=cmd_export)
 
     p_curve = sub.add_parser("curve", help="draw the learning curve of a training run folder")
@@ -593,17 +719,29 @@ def _option_argument(parser: argparse.ArgumentParser) -> None:
                         help="a game variant, e.g. game_end=-1000 (repeatable)")
 
 
+def _progress_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    """Add ``--no-progress`` (the bar on stderr counts ``what`` when stderr is a terminal)."""
+    parser.add_argument("--no-progress", action="store_true",
+                        help=f"no progress bar (shown on stderr, when it is a terminal, counting {what})")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``cardgames`` command."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe fails here, inside the handler below, not at exit
+        return code
     except UsageError as error:
         print(f"cardgames: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # the reader of stdout left (``| head``): stop without a traceback
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush goes nowhere
+        return 141
 
 
 if __name__ == "__main__":

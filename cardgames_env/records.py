@@ -139,7 +139,8 @@ class GameRecord:
         """Parse one line of JSON into a record.
 
         Raises:
-            RecordError: for text that is not JSON (e.g. a cut-off line) or not a record.
+            RecordError: for text that is not JSON (e.g. a cut-off line), JSON nested too
+                deeply to decode, or not a record.
         """
         try:
             data = json.loads(text)
@@ -147,6 +148,8 @@ class GameRecord:
             raise RecordError(
                 f"not valid JSON ({error.msg} at column {error.colno}); is the record cut off?"
             ) from None
+        except RecursionError:
+            raise RecordError("the JSON is nested too deeply to be a record") from None
         return cls.from_dict(data)
 
 
@@ -328,19 +331,25 @@ def replay(record: GameRecord, env: Any | None = None) -> Iterator[ReplayStep]:
     if env is None:
         env = make_env(record)
     raw = env.unwrapped
+    total = len(record.moves)
     for index, (seat, text) in enumerate(record.moves):
-        where = f"move {index + 1} ({seat}: {text!r})"
+        where = f"move {index + 1} of {total} ({text!r} by seat {seat})"
         skip_dead_steps(raw)
         if game_over(raw):
-            raise RecordError(f"{where}: the game is already over")
+            raise RecordError(
+                f"{where}: the replayed game ended after move {index}; {_setup_hint(record)}"
+            )
         to_move = raw.possible_agents.index(raw.agent_selection)
         if seat != to_move:
-            raise RecordError(f"{where}: seat {to_move} is to move, not seat {seat}")
+            raise RecordError(
+                f"{where}: the record's seat {seat} disagrees with the replay, where seat {to_move} "
+                f"is to move; {_setup_hint(record)}"
+            )
         before = raw.game_state()
         try:
             actions = actions_for_move(raw, text)
         except ValueError as error:
-            raise RecordError(f"{where}: {error}") from None
+            raise RecordError(f"{where}: {error}; {_setup_hint(record)}") from None
         for action in actions:
             raw.step(action)
         yield ReplayStep(index, seat, text, before, raw.game_state())
@@ -351,6 +360,15 @@ def replay(record: GameRecord, env: Any | None = None) -> Iterator[ReplayStep]:
                 f"the record ends after {len(record.moves)} moves but the game goes on (is it cut off?)"
             )
         check_results(record, raw)
+
+
+def _setup_hint(record: GameRecord) -> str:
+    """Name the fields a replay is built from, which a move that does not fit calls into doubt."""
+    return (
+        f"the moves do not fit the game that env {record.env!r}, options "
+        f"{json.dumps(record.options, sort_keys=True)} and seed {record.seed} deal "
+        "(was one of them, or the move, edited?)"
+    )
 
 
 def check_results(record: GameRecord, env: Any) -> None:

@@ -77,3 +77,68 @@ def test_human_is_reprompted_after_an_illegal_or_garbled_move(monkeypatch, capsy
     assert env.action_to_string(action) == legal[0]
     out = capsys.readouterr().out
     assert "not understood" in out and "not legal now" in out
+
+
+def test_play_header_explains_the_pictures_abbreviations(capsys):
+    """Gong Zhu's captured cards read P, G and D: the header says which cards they are (the pig
+    is the ♠Q, the goat the ♦J, the transformer the ♣10: Gong Zhu rules), before the picture."""
+    assert main(["play", "gongzhu_v0", "--agents", "random", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    head = out[: out.index("Gong Zhu — hand 1")]
+    for explained in ("P = pig (QS)", "G = goat (JD)", "D = transformer (TC)", "T = 10"):
+        assert explained in head, head
+    assert main(["play", "gongzhu_v0", "--agents", "random", "--seed", "1", "--quiet"]) == 0
+    assert "pig" not in capsys.readouterr().out  # --quiet: the final position only
+
+
+def test_gongzhu_pictures_write_a_ten_as_the_moves_do():
+    """Hands and tricks write the ten as the moves and the captures do (``T``), never ``10``."""
+    import re
+
+    env = make_env("gongzhu_v0", [])
+    env.reset(seed=1)
+    tens_seen = 0
+    while not all(env.terminations.values()):
+        picture = env.encoding.render(env.game_state(), None)
+        for line in picture.splitlines():
+            words = line.split()
+            if "♠" in words:  # a hand: suit symbols, each followed by its ranks
+                ranks = [w for w in words[1:] if w not in "♠♥♦♣-"]
+                assert all(len(r) == 1 and r in "23456789TJQKA" for r in ranks), line
+                tens_seen += ranks.count("T")
+            if words and words[0] == "trick:" and "leads)" not in line and words[1:] != ["-"]:
+                cards = words[2::2]  # "P0 2S  P1 TS ...": seat, card, seat, card
+                assert all(re.fullmatch("[2-9TJQKA][CDHS]", c) for c in cards), line
+                tens_seen += sum(c[0] == "T" for c in cards)
+        move = env.legal_action_strings()[0]
+        env.step(env.string_to_action(move))
+    assert tens_seen > 4  # the four tens were in hands (and tricks) along the way
+    env.reset(seed=1)
+    assert env.string_to_action("play 10D") == env.string_to_action("play TD")  # both still read
+
+
+def test_a_closed_output_pipe_ends_the_command_without_a_traceback():
+    """``cardgames play ... | head -1``: the reader leaves early; no traceback on stderr."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cardgames_env.cli", "play", "gongzhu_v0", "--agents", "random"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()  # before the first line is written
+    _, err = proc.communicate(timeout=120)
+    assert b"Traceback" not in err and b"Exception ignored" not in err, err
+    assert proc.returncode == 141
+
+
+def test_play_quiet_counts_the_moves_on_stderr(terminal_stderr):
+    """Quiet, a game between agents shows nothing until its end: a bar counts the moves (a
+    Gong Zhu hand is 52 moves)."""
+    assert main(["play", "gongzhu_v0", "--agents", "random", "--quiet"]) == 0
+    captured = terminal_stderr.readouterr()
+    assert "52 moves" in captured.err and "moves/s" in captured.err
+    assert captured.out.splitlines()[-1].startswith("points:") and "moves" not in captured.out
+    assert main(["play", "gongzhu_v0", "--agents", "random"]) == 0  # the moves printed are the progress
+    assert terminal_stderr.readouterr().err == ""

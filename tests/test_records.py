@@ -135,7 +135,7 @@ def good_line():
         (lambda line: line.replace('"seed":5', '"seed":"five"'), "seed"),
         (lambda line: line.replace('"options":{}', '"options":{"bogus":1}'), "options"),
         (lambda line: line.replace("play ", "pley ", 1), "move 1"),
-        (lambda line: _wrong_first_seat(line), "is to move, not seat"),
+        (lambda line: _wrong_first_seat(line), "disagrees with the replay, where seat"),
     ],
 )
 def test_bad_records_fail_with_one_clear_line(tmp_path, capsys, good_line, mutate, message):
@@ -181,3 +181,77 @@ def test_make_env_resets_with_the_seed():
     a, b = make_env(record), load("jaipur_v0").raw_env()
     b.reset(seed=11)
     assert a.game_state() == b.game_state()
+
+
+def _two_games(tmp_path, capsys):
+    """Record two Gong Zhu games (52 moves each) with ``cardgames play --record``."""
+    from cardgames_env.cli import main
+
+    path = tmp_path / "g.jsonl"
+    for seed in (1, 2):
+        assert main(["play", "gongzhu_v0", "--agents", "random", "--seed", str(seed), "--quiet",
+                     "--record", str(path)]) == 0
+    capsys.readouterr()
+    return path
+
+
+def test_replay_quiet_prints_only_each_final_position(tmp_path, capsys):
+    from cardgames_env.cli import main
+
+    path = _two_games(tmp_path, capsys)
+    assert main(["replay", str(path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "==" not in out and "seed" not in out and "player_0: play" not in out  # no header, no moves
+    assert out.count("points:") == 2 and out.count("Gong Zhu — hand") == 2
+
+
+@pytest.mark.parametrize(
+    "argv,stdout_terminal,bar",
+    [
+        (["--quiet"], True, True),  # nothing else shows the work going on
+        ([], False, True),  # the moves go to a file or a pipe
+        ([], True, False),  # the moves scrolling by are the progress
+        (["--quiet", "--no-progress"], True, False),
+    ],
+)
+def test_replay_shows_a_bar_of_the_moves_when_nothing_else_does(
+    tmp_path, terminal_stderr, monkeypatch, argv, stdout_terminal, bar
+):
+    import sys
+
+    from cardgames_env.cli import main
+
+    path = _two_games(tmp_path, terminal_stderr)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: stdout_terminal)
+    assert main(["replay", str(path), *argv]) == 0
+    captured = terminal_stderr.readouterr()
+    assert ("104/104" in captured.err and "moves/s" in captured.err) is bar, captured.err
+    assert captured.out.count("points:") == 2  # the bar never lands in the results
+    if not bar:
+        assert captured.err == ""
+
+
+def test_replay_names_the_field_that_disagrees(tmp_path, capsys, good_line):
+    """A move whose seat is not the seat to move, and a record whose seed was changed: the error
+    names the move (number, text, seat), what the replay found, and the record's env, options
+    and seed."""
+    from cardgames_env.cli import main
+
+    data = json.loads(good_line)
+    seat, text = data["moves"][2]
+    data["moves"][2][0] = (seat + 1) % 4
+    path = _write(tmp_path, json.dumps(data) + "\n")
+    assert main(["replay", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"move 3 of 52 ({text!r} by seat {(seat + 1) % 4})" in err, err
+    wrong = (seat + 1) % 4
+    assert f"the record's seat {wrong} disagrees with the replay, where seat {seat} is to move" in err
+    assert "env 'gongzhu_v0', options {} and seed 5" in err and len(err.splitlines()) == 1
+
+    data = json.loads(good_line)
+    data["seed"] = 6  # another deal: the first card played is not in that hand
+    path = _write(tmp_path, json.dumps(data) + "\n")
+    assert main(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"move 1 of 52 ({data['moves'][0][1]!r} by seat {data['moves'][0][0]})" in err, err
+    assert "seed 6" in err and len(err.splitlines()) == 1

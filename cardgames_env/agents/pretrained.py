@@ -214,6 +214,15 @@ def _folder() -> Traversable:
     return resources.files(PACKAGE)
 
 
+def in_shipped_folder(path: str | Path) -> bool:
+    """Return whether ``path`` (a file, or a file stem) lies in the folder of shipped policies,
+    where every ``.npz`` must keep within :data:`MAX_BYTES`."""
+    folder = _folder()
+    if not isinstance(folder, Path):  # a zipped package: nothing can be written into it
+        return False
+    return Path(path).resolve().parent == folder.resolve()
+
+
 def shipped_envs() -> list[str]:
     """Return the env names that have a shipped policy (both files present), sorted."""
     folder = _folder()
@@ -331,6 +340,8 @@ class PretrainedAgent:
     Args:
         env: the env the agent plays (raw or wrapped); its name picks the shipped file.
         seed: accepted for the agent interface; the policy is deterministic.
+        loaded: the env's shipped policy and sidecar already read (``load_policy(*policy_files(
+            name))``), so that many agents share one copy of the weights; ``None`` reads them.
 
     Raises:
         ValueError: when no policy is shipped for the env, its files are bad, or the env's
@@ -338,15 +349,16 @@ class PretrainedAgent:
             change the encoding alone, declared by the env's ``ENCODING_OPTIONS``, may differ).
     """
 
-    def __init__(self, env: Any, seed: int | None = None):
+    def __init__(
+        self, env: Any, seed: int | None = None, loaded: tuple[NumpyPolicy, dict[str, Any]] | None = None
+    ):
         raw = env.unwrapped
         signature = env_signature(raw)
         name = signature["env"]
-        npz, sidecar = policy_files(name)
-        self.policy, self.sidecar = load_policy(npz, sidecar)
+        self.policy, self.sidecar = load_policy(*policy_files(name)) if loaded is None else loaded
         self.name = "pretrained"
         if self.sidecar["env"] != name:
-            raise ValueError(f"pretrained file {npz.name} was trained for {self.sidecar['env']}, not {name}")
+            raise ValueError(f"pretrained policy {name} was trained for {self.sidecar['env']}, not {name}")
         trained = dict(self.sidecar["options"])
         self.env: Any
         """The raw env whose state is read (translation), or ``None`` (direct play)."""
@@ -457,5 +469,6 @@ class PretrainedAgent:
 
 __all__ = [
     "FORMAT_VERSION", "MAX_BYTES", "POLICY_FILE", "NumpyPolicy", "PretrainedAgent", "exported_policy_file",
+    "in_shipped_folder",
     "load_exported", "load_policy", "policy_files", "read_exported", "shipped_envs",
 ]

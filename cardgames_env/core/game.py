@@ -97,6 +97,7 @@ class RulesModule(Protocol):
     def returns(self, state: Any) -> tuple[float, ...]: ...
     def resample_hidden(self, state: Any, player: int, rng: np.random.Generator) -> Any: ...
     def game_info(self, config: Any) -> GameInfo: ...
+    def validate_state(self, state: Any, config: Any = None) -> None: ...
 
 
 class Encoding:
@@ -223,3 +224,8 @@ class Encoding:
     def render(self, state: Any, viewer: int | None) -> str:
         """Return a text picture of the state; ``viewer`` hides others' hands (``None`` shows all)."""
         return repr(state)
+
+    def legend(self) -> str | None:
+        """Return a line explaining the abbreviations of :meth:`render` and of the move
+        notation, or ``None`` when there are none; shown once before a game in the terminal."""
+        return None

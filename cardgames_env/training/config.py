@@ -103,6 +103,17 @@ PPO_NOT_JSON = ("rollout_buffer_class", "rollout_buffer_kwargs", "tensorboard_lo
 """MaskablePPO arguments that cannot come from a JSON file (classes) or that the run folder fixes."""
 
 
+def whole_units(total: int, unit: int) -> int:
+    """Return ``total`` rounded up to a whole number of ``unit`` steps (what a learner that
+    collects ``unit`` steps at a time runs when asked for ``total``)."""
+    return -(-total // unit) * unit
+
+
+def rounding_note(asked: int, run: int, units: str) -> str:
+    """Return ``" (N asked for, rounded up to UNITS)"`` when ``run`` differs from ``asked``, else ``""``."""
+    return "" if run == asked else f" ({asked} asked for, rounded up to {units})"
+
+
 def _is_int(value: Any) -> bool:
     """True for an int that is not a bool."""
     return isinstance(value, int) and not isinstance(value, bool)

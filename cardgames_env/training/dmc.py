@@ -7,8 +7,9 @@ DouZero's learning rule, on :class:`~cardgames_env.training.vector_env.VectorTra
   (:class:`~cardgames_env.agents.pretrained.NumpyPolicy`), so the greedy policy (the legal
   action with the largest Q) is saved as an exported policy (``model.npz`` + ``model.json``),
   plays as ``--agent RUN``, and ``cardgames export`` turns it into a shipped ``pretrained``
-  file by adding its command (under the 2 MiB limit: not Jaipur's flat head). Each column of
-  ``W`` is a learned embedding of one action (DouZero builds action features by hand instead).
+  file by adding its command (shipped in the package: under the 2 MiB limit, not Jaipur's
+  flat head). Each column of ``W`` is a learned embedding of one action (DouZero builds
+  action features by hand instead).
 * **Acting.** ε-greedy over the legal actions: the largest Q, or with probability ``epsilon``
   a uniformly random legal action.
 * **Targets.** The Monte-Carlo return of each learner decision: the learner's rewards from that
@@ -47,13 +48,14 @@ from typing import Any
 
 import numpy as np
 
-from cardgames_env.agents.base import HEURISTICS
 from cardgames_env.agents.batch import random_legal
 from cardgames_env.agents.masks import legal_rows
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
+from cardgames_env.core.progress import Progress
 
-from .evaluate import MatchResult, evaluate, match_json
+from .config import rounding_note, whole_units
+from .evaluate import MatchResult, evaluate, final_evaluations, match_json
 from .export import Layers, linear_layer, sum_of_networks, write_policy
 from .imitation import Demonstrations, collect_for_run, fit_minibatches, imitation_source, write_history
 from .plots import EVAL_CSV, IMITATION_CSV, append_eval_log, plot_learning_curve, start_eval_log
@@ -386,6 +388,7 @@ def train_dmc(
     seed: int,
     probe: Any,
     log: Callable[[str], None] = print,
+    progress: bool | None = False,
 ) -> tuple[dict[str, Any], list[MatchResult]]:
     """Train a DMC agent for one seat of ``env_name``; write the run folder; return the summary
     (``summary.json``) and the final evaluations.
@@ -397,7 +400,11 @@ def train_dmc(
     ``max_grad_norm``, ``net_arch``) and the ``imitation`` section: with ``games > 0`` the run
     first starts from the teacher's recorded games as ``imitation.dmc_start`` says (a frozen
     prior fitted with :class:`CloneLoss`, or the Q-network's own :func:`fit_demonstrations`; the
-    epochs go to ``imitation.csv``), and ``timesteps`` 0 keeps that start as it is.
+    epochs go to ``imitation.csv``), and ``timesteps`` 0 keeps that start as it is. Every step
+    makes one decision in each of the ``n_envs`` games, so ``timesteps`` is rounded up to a
+    multiple of ``n_envs`` (the log and ``summary.json``'s ``timesteps_asked`` say so).
+    ``progress`` draws bars of the steps, the imitation games and the final evaluations' games
+    (``None``: when stderr is a terminal).
 
     Raises:
         ValueError: when torch (the ``train`` extra) is missing.
@@ -428,13 +435,15 @@ def train_dmc(
     )
     source = imitation_source(settings.get("imitation", {}))
     tasks = _PeriodicTasks(run, env_name, options, settings, seed, probe, venv, source)
-    log(f"training {env_name} with DMC for {total} steps: opponents {mode}, {n} batched envs, seed {seed}, "
-        f"output {run}")
+    planned = whole_units(total, n)
+    why = rounding_note(total, planned, f"whole steps of the {n} batched games")
+    log(f"training {env_name} with DMC for {planned} steps{why}: opponents {mode}, {n} batched envs, "
+        f"seed {seed}, output {run}")
     rollout_s = update_s = 0.0
     steps = 0
     losses: list[float] = []
     start = time.perf_counter()
-    start_from = _imitate(network, env_name, options, settings, run, seed, log)
+    start_from = _imitate(network, env_name, options, settings, run, seed, log, progress)
     imitation_s, anchor = start_from.seconds, start_from.anchor
     scores = ActingScores(network, start_from.prior, start_from.prior_weight)
     if start_from.prior is not None:
@@ -444,6 +453,7 @@ def train_dmc(
     tasks.curve.write(scores.policy(), 0)
     tick = time.perf_counter()
     observations = venv.reset()
+    bar = Progress(planned, "steps", "train (dmc)", progress)
     while steps < total:
         actions = epsilon_greedy(scores(observations), venv.action_masks(), epsilon, rng)
         venv.step_async(actions)
@@ -451,6 +461,7 @@ def train_dmc(
         finished = store.add(observations, actions, rewards, dones)
         observations = np.asarray(following)
         steps += n
+        bar.advance(n)
         if finished is not None:
             queue.put(finished)
         tock = time.perf_counter()
@@ -461,9 +472,11 @@ def train_dmc(
         update_s += tick - tock
         if tasks.run_due(scores, steps):
             tick = time.perf_counter()  # evaluations and saves stay out of the throughput
+    bar.close()
     wall = time.perf_counter() - start
     train_s = max(rollout_s + update_s, 1e-9)
-    log(f"trained {steps} learner steps in {wall:.1f} s ({imitation_s:.1f} s of it imitation): "
+    log(f"trained {steps} learner steps{why if total else ''} in {wall:.1f} s "
+        f"({imitation_s:.1f} s of it imitation): "
         f"{steps / train_s:.0f} learner steps/s, "
         f"{venv.env_steps / train_s:.0f} env steps/s (learner and opponents), updates included "
         f"({len(losses)} updates, {update_s:.1f} s), evaluations and saves excluded")
@@ -471,17 +484,10 @@ def train_dmc(
     policy = scores.policy()
     tasks.curve.write(policy, steps)
     chart = plot_learning_curve(run)
-    evals = settings["eval"]
-    final_games, final_seed = int(evals["final_games"]), int(evals["seed"]) + 500_000
-    results: list[MatchResult] = []
-    for opponent in ("random", "heuristic") if probe.info.name in HEURISTICS else ("random",):
-        result = evaluate(env_name, policy, opponent, games=final_games, seed=final_seed, options=options,
-                          agent_name="trained", opponent_name=opponent)
-        results.append(result)
-        log(result.summary())
+    results = final_evaluations(env_name, options, policy, settings["eval"], progress, log)
     summary = {
         "env": env_name, "options": dict(options), "opponents": mode, "seed": seed, "algo": "dmc",
-        "timesteps": steps, "n_envs": n, "engine": "vector", "vec_env": None,
+        "timesteps": steps, "timesteps_asked": total, "n_envs": n, "engine": "vector", "vec_env": None,
         "imitation_s": round(imitation_s, 2),
         "wall_s": round(wall, 2), "train_s": round(train_s, 2), "steps_per_s": round(steps / train_s, 1),
         "env_steps": int(venv.env_steps), "env_steps_per_s": round(venv.env_steps / train_s, 1),
@@ -507,7 +513,7 @@ class TeacherStart:
 
 
 def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: Mapping[str, Any], run: Path,
-             seed: int, log: Callable[[str], None]) -> TeacherStart:
+             seed: int, log: Callable[[str], None], progress: bool | None = False) -> TeacherStart:
     """Start ``network`` from the teacher's games when ``settings["imitation"]["games"] > 0``;
     write ``imitation.csv``. Without imitation: nothing (``TeacherStart()``).
 
@@ -523,7 +529,7 @@ def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: 
 
     section = settings.get("imitation", {})
     start = time.perf_counter()
-    demos = collect_for_run(env_name, options, section, seed, log)
+    demos = collect_for_run(env_name, options, section, seed, log, progress)
     if demos is None:
         return TeacherStart()
     dmc = settings["dmc"]

@@ -26,9 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from cardgames_env.agents.base import Agent, make_agent
+from cardgames_env.agents.base import HEURISTICS, Agent, make_agent
 from cardgames_env.agents.search import is_search_kind
 from cardgames_env.core.aec import CardGameEnv
+from cardgames_env.core.progress import Progress
 from cardgames_env.registry import load
 
 from .config import score_by
@@ -265,13 +266,17 @@ def evaluate(
     agent_name: str | None = None,
     opponent_name: str | None = None,
     metric: str | None = None,
+    on_game: Callable[[], None] | None = None,
 ) -> MatchResult:
     """Play ``agent`` in one seat against ``opponent`` in every other seat over ``games`` games.
 
     Deal ``k`` (seed ``seed + k``) is played once per seat of the agent (twice with the seats
-    swapped for two players); use a multiple of the player count for a balanced evaluation.
+    swapped for two players); use a multiple of the player count for a balanced evaluation
+    (another count plays the last deal in only some of its seat rotations; ``cardgames eval``
+    refuses it).
     ``metric`` (``"points"`` or ``"return"``) picks the multi-player headline; ``None`` takes
-    the game's ``eval.metric`` setting.
+    the game's ``eval.metric`` setting. ``on_game``, when given, is called after every game
+    (a progress bar's ``advance``).
 
     Raises:
         ValueError: for a non-positive game count, an unknown env or agent, or a model
@@ -288,6 +293,8 @@ def evaluate(
         block, seat = _seat_plan(n, game)
         seats = [mine.agent(s) if s == seat else theirs.agent(s) for s in range(n)]
         records.append((seat, play_game(raw, seats, seed + block)))
+        if on_game is not None:
+            on_game()
     by = metric or score_by(raw.info.name)
     return summarize(raw.metadata["name"], mine.label, theirs.label, n, records, by)
 
@@ -395,6 +402,7 @@ def league(
     options: Mapping[str, Any] | None = None,
     prior: float = 1.0,
     metric: str | None = None,
+    on_game: Callable[[], None] | None = None,
 ) -> LeagueResult:
     """Play a round robin between agents and fit Elo ratings (Bradley-Terry).
 
@@ -402,7 +410,8 @@ def league(
     with the seats of the two agents exchanged. Two players: one game is one result. More
     players: the seats alternate A, B, A, B... (then B, A, B, A...), and a game scores A
     against B as the fraction of (A seat, B seat) pairs in which A finished with more points
-    (or a higher return: ``metric``, default the game's ``eval.metric``).
+    (or a higher return: ``metric``, default the game's ``eval.metric``). ``on_game``, when
+    given, is called after every game (``games_per_pair`` times per pair).
 
     Raises:
         ValueError: for fewer than two agents, a non-positive count, or a bad agent.
@@ -434,9 +443,35 @@ def league(
                 wins[j, i] += 1.0 - score
                 games[i, j] += 1
                 games[j, i] += 1
+                if on_game is not None:
+                    on_game()
     anchor = names.index("random") if "random" in names else None
     elo = elo_from_strengths(bradley_terry(wins, prior=prior), anchor=anchor)
     return LeagueResult(raw.metadata["name"], names, wins, games, elo)
+
+
+def final_evaluations(
+    env_name: str,
+    options: Mapping[str, Any],
+    learner: Any,
+    evals: Mapping[str, Any],
+    progress: bool | None,
+    log: Callable[[str], None],
+) -> list[MatchResult]:
+    """Evaluate a trained agent against random and (when the game has one) the heuristic over
+    ``evals["final_games"]`` games each, on deals from ``evals["seed"] + 500000``, with a bar of
+    the games played (``progress``: see :class:`~cardgames_env.core.progress.Progress`); log
+    each summary line and return the results."""
+    games, seed = int(evals["final_games"]), int(evals["seed"]) + 500_000
+    game = make_raw_env(env_name, options).info.name
+    results = []
+    for opponent in ("random", "heuristic") if game in HEURISTICS else ("random",):
+        with Progress(games, "games", f"final eval vs {opponent}", progress) as bar:
+            result = evaluate(env_name, learner, opponent, games=games, seed=seed, options=options,
+                              agent_name="trained", opponent_name=opponent, on_game=bar.advance)
+        results.append(result)
+        log(result.summary())
+    return results
 
 
 def _unique(labels: list[str]) -> list[str]:

@@ -4,8 +4,10 @@ The export keeps what playing needs: the actor MLP (Linear + Tanh layers) and th
 head, as ``DEST.npz`` (``np.savez_compressed``), with a JSON sidecar ``DEST.json`` (the
 model's env, options and sizes, the layer widths, activation, dtype, the exact training
 command, the source sidecar's other fields and a free ``results`` dict). The critic is left
-out. A DMC run (``--algo dmc``) already saves its policy in this format; exporting it copies
-the weights and adds the command and results.
+out. Any size is written, except into the package's folder of shipped policies (or with
+``max_bytes``): a shipped ``.npz`` keeps within 2 MiB (:data:`MAX_BYTES`). A DMC run
+(``--algo dmc``) already saves its policy in this format; exporting it copies the weights and
+adds the command and results.
 :class:`cardgames_env.agents.pretrained.NumpyPolicy` plays the files; the format is described
 in :mod:`cardgames_env.agents.pretrained`.
 """
@@ -14,14 +16,17 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from cardgames_env.agents.model import env_signature, load_maskable_ppo, read_sidecar, resolve_model_path
-from cardgames_env.agents.pretrained import FORMAT_VERSION, MAX_BYTES
+from cardgames_env.agents.pretrained import FORMAT_VERSION, MAX_BYTES, in_shipped_folder
 
+EXPORT_STAGES = ("reading the model", "encoding the weights", "writing the files")
+"""The stages :func:`export_policy` reports to its ``on_stage`` callback, in order."""
 DTYPES = ("float32", "float16")
 """Storage types of the exported weights (the math is float32 either way)."""
 _SIZE_FIELDS = ("env", "options", "observation_size", "num_actions")
@@ -108,6 +113,8 @@ def export_policy(
     command: str,
     dtype: str = "float32",
     results: dict[str, Any] | None = None,
+    max_bytes: int | None = None,
+    on_stage: Callable[[str], None] | None = None,
 ) -> tuple[Path, Path]:
     """Write ``dest_stem.npz`` and ``dest_stem.json`` from a model saved by ``cardgames train``.
 
@@ -119,13 +126,19 @@ def export_policy(
         command: the exact command that trained the model (kept in the sidecar).
         dtype: ``"float32"`` or ``"float16"`` storage of the weights.
         results: free evaluation figures kept in the sidecar (``{}`` when ``None``).
+        max_bytes: the largest ``.npz`` allowed; ``None``: any size, except in the package's
+            folder of shipped policies, where the shipping limit :data:`MAX_BYTES` (2 MiB)
+            always applies.
+        on_stage: called with each of :data:`EXPORT_STAGES` as it starts (a progress bar's
+            ``begin``; reading a large model takes seconds).
 
     Returns:
         The paths of the ``.npz`` and the ``.json`` written.
 
     Raises:
         ValueError: for a missing or unreadable model or sidecar, an unsupported policy, a bad
-            dtype, an empty command, or an ``.npz`` over 2 MiB (nothing is written then).
+            dtype, an empty command, a non-positive ``max_bytes``, or an ``.npz`` over the
+            limit (nothing is written then).
     """
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
@@ -133,6 +146,12 @@ def export_policy(
         raise ValueError("command must be the (non-empty) command that trained the model")
     if results is not None and not isinstance(results, dict):
         raise TypeError(f"results must be a dict, got {type(results).__name__}")
+    if max_bytes is not None and max_bytes <= 0:
+        raise ValueError(f"max_bytes must be positive, got {max_bytes}")
+    if in_shipped_folder(dest_stem):
+        max_bytes = MAX_BYTES if max_bytes is None else min(max_bytes, MAX_BYTES)
+    stage = on_stage if on_stage is not None else (lambda name: None)
+    stage(EXPORT_STAGES[0])
     layers, source, shown = _source_policy(run_or_zip)
     missing = [key for key in _SIZE_FIELDS if key not in source]
     if missing:
@@ -142,10 +161,12 @@ def export_policy(
             f"model {shown} reads {layers[0][0].shape[0]} values and has {layers[-1][0].shape[1]} "
             f"actions; its sidecar says {source['observation_size']} and {source['num_actions']}"
         )
-    data = encode_policy(layers, dtype)
+    stage(EXPORT_STAGES[1])
+    data = encode_policy(layers, dtype, max_bytes)
     sidecar = {key: value for key, value in source.items() if key not in _FORMAT_FIELDS}
     sidecar.update({key: source[key] for key in _SIZE_FIELDS})
     sidecar.update(command=command, results=dict(results or {}))
+    stage(EXPORT_STAGES[2])
     return _write_pair(dest_stem, data, policy_sidecar(layers, dtype, sidecar))
 
 
@@ -165,14 +186,12 @@ def _source_policy(run_or_zip: str | Path) -> tuple[Layers, dict[str, Any], Path
     return actor_layers(model.policy), source, zip_path
 
 
-def encode_policy(
-    layers: Layers, dtype: str = "float32", max_bytes: int | None = MAX_BYTES
-) -> bytes:
+def encode_policy(layers: Layers, dtype: str = "float32", max_bytes: int | None = None) -> bytes:
     """Return the ``.npz`` bytes of ``(weights (in, out), bias)`` layers, the head last.
 
     Raises:
-        ValueError: for a bad dtype, or when the file would exceed ``max_bytes`` (by default
-            the 2 MiB shipping limit; ``None``: any size).
+        ValueError: for a bad dtype, or when the file would exceed ``max_bytes`` (``None``:
+            any size; :data:`MAX_BYTES` is the shipping limit).
     """
     if dtype not in DTYPES:
         raise ValueError(f"dtype must be one of {DTYPES}, got {dtype!r}")
@@ -185,9 +204,10 @@ def encode_policy(
     data = buffer.getvalue()
     if max_bytes is not None and len(data) > max_bytes:
         hint = "try --dtype float16 or a smaller network" if dtype == "float32" else "use a smaller network"
+        limit = "2 MiB shipping" if max_bytes == MAX_BYTES else f"{max_bytes}-byte"
         raise ValueError(
             f"the exported policy is {len(data)} bytes ({len(data) / 2**20:.2f} MiB), over the "
-            f"{max_bytes / 2**20:.0f} MiB limit: {hint}"
+            f"{limit} limit: {hint}"
         )
     return data
 
@@ -200,14 +220,14 @@ def policy_sidecar(layers: Layers, dtype: str, fields: dict[str, Any]) -> dict[s
 
 def write_policy(dest_stem: str | Path, layers: Layers, env: Any, **fields: Any) -> tuple[Path, Path]:
     """Write ``layers`` (tanh hidden layers, the head last) as an exported policy for ``env``:
-    ``dest_stem.npz`` (float32, any size: :func:`export_policy` applies the shipping limit) and
-    its sidecar ``dest_stem.json`` (the env's signature, ``fields``).
+    ``dest_stem.npz`` (float32, any size) and its sidecar ``dest_stem.json`` (the env's
+    signature, ``fields``).
 
     Raises:
         ValueError: when a file cannot be written.
     """
     sidecar = policy_sidecar(layers, "float32", {**env_signature(env), **fields})
-    return _write_pair(dest_stem, encode_policy(layers, max_bytes=None), sidecar)
+    return _write_pair(dest_stem, encode_policy(layers), sidecar)
 
 
 def _write_pair(dest_stem: str | Path, data: bytes, sidecar: dict[str, Any]) -> tuple[Path, Path]:
@@ -226,6 +246,6 @@ def _write_pair(dest_stem: str | Path, data: bytes, sidecar: dict[str, Any]) -> 
 
 
 __all__ = [
-    "DTYPES", "Layers", "actor_layers", "encode_policy", "export_policy", "linear_layer", "policy_sidecar",
-    "sum_of_networks", "write_policy",
+    "DTYPES", "EXPORT_STAGES", "Layers", "actor_layers", "encode_policy", "export_policy", "linear_layer",
+    "policy_sidecar", "sum_of_networks", "write_policy",
 ]

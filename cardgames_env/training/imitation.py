@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from cardgames_env.core.progress import Progress
+
 from .evaluate import make_raw_env, play_game
 
 DEMO_SEED_OFFSET = 10_000_000
@@ -182,11 +184,14 @@ def collect_demonstrations(
     seed: int = 0,
     workers: int = 1,
     log: Callable[[str], None] = print,
+    progress: bool | None = False,
 ) -> Demonstrations:
     """Play ``games`` games of the teacher against the opponents and record its decisions.
 
     With ``workers > 1`` the games run in that many processes; the result does not depend on
     the worker count (every game has its own seed and the chunks are joined in order).
+    ``progress`` draws a bar of the games played, chunk by chunk (``None``: when stderr is a
+    terminal; see :class:`~cardgames_env.core.progress.Progress`).
 
     Raises:
         ValueError: for a non-positive count or an unknown env, option or agent kind.
@@ -199,15 +204,22 @@ def collect_demonstrations(
     check_agent_kinds(env_name, options, teacher, opponents)
     chunks = [list(range(start, min(start + CHUNK_GAMES, games))) for start in range(0, games, CHUNK_GAMES)]
     start = time.perf_counter()
-    if workers == 1:
-        parts = [_collect_chunk(env_name, options, teacher, opponents, seed, chunk) for chunk in chunks]
-    else:
-        # spawn, not fork: the parent may hold torch's thread pool.
-        context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            jobs = [pool.submit(_collect_chunk, env_name, options, teacher, opponents, seed, chunk)
-                    for chunk in chunks]
-            parts = [job.result() for job in jobs]
+    with Progress(games, "games", f"imitation: {teacher} plays", progress) as bar:
+        if workers == 1:
+            parts = []
+            for chunk in chunks:
+                parts.append(_collect_chunk(env_name, options, teacher, opponents, seed, chunk))
+                bar.advance(len(chunk))
+        else:
+            # spawn, not fork: the parent may hold torch's thread pool.
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+                jobs = [pool.submit(_collect_chunk, env_name, options, teacher, opponents, seed, chunk)
+                        for chunk in chunks]
+                for job, chunk in zip(jobs, chunks):  # in order: a bar that may lag, never lead
+                    job.result()
+                    bar.advance(len(chunk))
+                parts = [job.result() for job in jobs]
     demos = Demonstrations.concatenate(parts)
     log(f"imitation: {teacher} played {demos.games} games against {opponents} in "
         f"{time.perf_counter() - start:.1f} s, {len(demos)} decisions recorded")
@@ -220,15 +232,17 @@ def collect_for_run(
     section: Mapping[str, Any],
     seed: int,
     log: Callable[[str], None] = print,
+    progress: bool | None = False,
 ) -> Demonstrations | None:
     """Play a training run's demonstration games as its ``imitation`` settings say (games,
-    teacher, opponents, workers); ``None`` when it plays none."""
+    teacher, opponents, workers), with a bar of the games as ``progress`` says; ``None`` when
+    it plays none."""
     source = imitation_source(section)
     if source is None:
         return None
     return collect_demonstrations(
         env_name, options, teacher=source["teacher"], opponents=source["opponents"], games=source["games"],
-        seed=seed, workers=int(section.get("workers", 1)), log=log,
+        seed=seed, workers=int(section.get("workers", 1)), log=log, progress=progress,
     )
 
 

@@ -28,10 +28,19 @@ from typing import Any
 from cardgames_env.agents.base import HEURISTICS
 from cardgames_env.agents.model import MODEL_FILE, ModelAgent, write_sidecar
 from cardgames_env.agents.pool import OpponentPool
+from cardgames_env.core.progress import Progress
 from cardgames_env.registry import load
 
-from .config import ENGINES, OPPONENT_MODES, VEC_ENVS, load_config, validate_config
-from .evaluate import MatchResult, evaluate, match_json
+from .config import (
+    ENGINES,
+    OPPONENT_MODES,
+    VEC_ENVS,
+    load_config,
+    rounding_note,
+    validate_config,
+    whole_units,
+)
+from .evaluate import MatchResult, evaluate, final_evaluations, match_json
 from .imitation import check_agent_kinds, clone_policy, collect_for_run, imitation_source, write_history
 from .output import check_output_folder
 from .plots import EVAL_CSV, IMITATION_CSV, append_eval_log, plot_learning_curve, start_eval_log
@@ -122,7 +131,7 @@ def train(
     out: str | Path | None = None,
     vec_env: str | None = None,
     eval_games: int | None = None,
-    progress: bool = True,
+    progress: bool | None = None,
     config_path: str | Path | None = None,
     engine: str | None = None,
     imitation_games: int | None = None,
@@ -143,6 +152,12 @@ def train(
     has one) the heuristic over ``eval.final_games`` games. ``algo="dmc"`` trains on the batched
     engine with the config's ``dmc`` section instead (:mod:`cardgames_env.training.dmc`) and
     saves an exported policy (``model.npz``) in place of ``model.zip``.
+
+    ``progress`` draws bars on stderr for the learner steps (their total is the number of
+    steps that will run: PPO collects whole rollouts of ``n_steps`` × ``n_envs`` steps, DMC
+    whole batches of ``n_envs``, so ``timesteps`` is rounded up, and the log says so), the
+    imitation games and the final evaluations' games: ``None`` when stderr is a terminal,
+    ``True`` always, ``False`` never.
 
     Raises:
         ValueError: for an unknown env or option, a non-positive count, or a bad setting.
@@ -198,7 +213,7 @@ def train(
 
         from .dmc import train_dmc
 
-        summary, results = train_dmc(env_name, options, settings, pool, run, seed, probe, log)
+        summary, results = train_dmc(env_name, options, settings, pool, run, seed, probe, log, progress)
         return TrainResult(run, run / POLICY_FILE, summary["timesteps"], summary["wall_s"],
                            summary["train_s"], summary["steps_per_s"], results)
     validate_config(settings, ppo_parameters())  # imports sb3-contrib (and torch): names last
@@ -241,13 +256,19 @@ def train(
 
     callbacks = _callbacks(env_name, options, probe, run, settings, total, n, mode, log)
     kind = "batched" if batched else settings["vec_env"]
-    log(f"training {env_name} for {total} steps: opponents {mode}, {n} {kind} envs, seed {seed}, "
-        f"output {run}")
+    rollout = int(model.n_steps) * n
+    planned = whole_units(total, rollout)
+    units = f"whole rollouts of {rollout} steps: n_steps {model.n_steps} x {n} envs"
+    why = rounding_note(total, planned, units)
+    log(f"training {env_name} for {planned} steps{why}: opponents {mode}, {n} {kind} envs, "
+        f"seed {seed}, output {run}")
     start = time.perf_counter()
     try:
-        imitation_s = _imitate(model, env_name, options, settings.get("imitation", {}), run, seed, log)
+        imitation_s = _imitate(model, env_name, options, settings.get("imitation", {}), run, seed, log,
+                               progress)
         if total > 0:
-            model.learn(total_timesteps=total, callback=callbacks, progress_bar=progress)
+            steps_bar = _steps_bar(planned, progress)
+            model.learn(total_timesteps=total, callback=[*callbacks, steps_bar])
         else:  # imitation only: the callbacks still record the clone's evaluation
             for callback in callbacks:
                 callback.init_callback(model)
@@ -261,7 +282,9 @@ def train(
     env_steps_per_s = env_steps / train_s
     rollout_s = min(callbacks[-1].rollout_s, train_s)
     update_s = train_s - rollout_s
-    log(f"trained {model.num_timesteps} learner steps in {wall:.1f} s ({imitation_s:.1f} s of it imitation): "
+    why = rounding_note(total, model.num_timesteps, units) if total else ""
+    log(f"trained {model.num_timesteps} learner steps{why} in {wall:.1f} s "
+        f"({imitation_s:.1f} s of it imitation): "
         f"{steps_per_s:.0f} learner steps/s, "
         f"{env_steps_per_s:.0f} env steps/s (learner and opponents) inside MaskablePPO, updates included, "
         "evaluations and saves excluded")
@@ -270,23 +293,14 @@ def train(
     model.save(str(model_path))
     extra = {"imitation": source} if source is not None else {}
     write_sidecar(model_path, probe, timesteps=model.num_timesteps, opponents=mode, seed=seed, **extra)
-    callbacks[0].evaluate_now(model.num_timesteps)  # the learning curve's last point
+    callbacks[0].evaluate_now(model.num_timesteps, progress)  # the learning curve's last point
     curve = plot_learning_curve(run)
 
     learner = ModelAgent(model.policy, deterministic=True, name=run.name)
-    final_games = int(settings["eval"]["final_games"])
-    final_seed = int(settings["eval"]["seed"]) + 500_000
-    results = []
-    for opponent in ("random", "heuristic") if game in HEURISTICS else ("random",):
-        result = evaluate(
-            env_name, learner, opponent, games=final_games, seed=final_seed, options=options,
-            agent_name="trained", opponent_name=opponent,
-        )
-        results.append(result)
-        log(result.summary())
+    results = final_evaluations(env_name, options, learner, settings["eval"], progress, log)
     summary = {
         "env": env_name, "options": options, "opponents": mode, "seed": seed,
-        "timesteps": model.num_timesteps, "n_envs": n, "engine": settings["engine"],
+        "timesteps": model.num_timesteps, "timesteps_asked": total, "n_envs": n, "engine": settings["engine"],
         "vec_env": None if batched else settings["vec_env"],
         "imitation_s": round(imitation_s, 2), "wall_s": round(wall, 2), "train_s": round(train_s, 2),
         "steps_per_s": round(steps_per_s, 1),
@@ -307,11 +321,12 @@ def _imitate(
     run: Path,
     seed: int,
     log: Callable[[str], None],
+    progress: bool | None = None,
 ) -> float:
     """Clone the teacher into ``model.policy`` when ``settings["games"] > 0``; write
     ``imitation.csv`` (one row per epoch); return the seconds spent (0 without imitation)."""
     start = time.perf_counter()
-    demos = collect_for_run(env_name, options, settings, seed, log)
+    demos = collect_for_run(env_name, options, settings, seed, log, progress)
     if demos is None:
         return 0.0
     history = clone_policy(
@@ -322,6 +337,31 @@ def _imitate(
     )
     write_history(run / IMITATION_CSV, history, len(demos))
     return time.perf_counter() - start
+
+
+def _steps_bar(total: int, progress: bool | None) -> Any:
+    """Return an SB3 callback drawing a bar of the learner steps out of ``total``, the number
+    that will run (SB3's own bar counts up to the ``total_timesteps`` asked for and overshoots)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class StepsBar(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bar: Progress | None = None
+
+        def _on_training_start(self) -> None:
+            self.bar = Progress(total, "steps", "train", progress)
+
+        def _on_step(self) -> bool:
+            assert self.bar is not None
+            self.bar.advance(self.num_timesteps - self.bar.done)
+            return True
+
+        def _on_training_end(self) -> None:
+            if self.bar is not None:
+                self.bar.close()
+
+    return StepsBar()
 
 
 def _callbacks(
@@ -383,12 +423,14 @@ def _callbacks(
         def fire(self, timesteps: int) -> None:
             self.evaluate_now(timesteps)
 
-        def evaluate_now(self, timesteps: int) -> None:
+        def evaluate_now(self, timesteps: int, progress: bool | None = False) -> None:
             if timesteps in self.done_at:
                 return
             self.done_at.add(timesteps)
             agent = ModelAgent(self.model.policy, deterministic=True, name="learner")
-            result = evaluate(env_name, agent, "random", games=self.games, seed=self.seed, options=options)
+            with Progress(self.games, "games", f"eval at {timesteps} steps", progress) as bar:
+                result = evaluate(env_name, agent, "random", games=self.games, seed=self.seed,
+                                  options=options, on_game=bar.advance)
             append_eval_log(self.path, timesteps, "random", result)
             self.logger.record("eval/vs_random", result.value)
             self.logger.record("eval/win_rate_vs_random", result.win_rate)
@@ -445,3 +487,4 @@ def _callbacks(
         callbacks.append(Snapshot(int(settings["selfplay"].get("snapshot_every", 25_000))))
     callbacks.append(RolloutClock())
     return callbacks
+

@@ -1,123 +1,173 @@
 """The browser app of ``cardgames serve``: a small Starlette (ASGI) app and its JSON API.
 
 Pages and card faces are static files of this package (``web/static``): nothing is fetched
-from elsewhere. The API (all JSON; errors are ``{"error": message}`` with a 4xx status):
+from elsewhere. The API (all JSON; errors are ``{"error": message}`` with a 4xx or 503 status):
 
-* ``GET /api/meta``: the envs with their variants (``Config`` fields and defaults) and the
-  agent kinds (``human`` plus :data:`cardgames_env.agents.base.AGENT_KINDS`; any other name
-  ``make_agent`` accepts, such as a model path, works too).
-* ``POST /api/games`` ``{"env", "options", "seed", "agents": [one per seat]}``: a new game;
-  answers ``{"id", "view"}``.
+* ``GET /api/meta``: the envs with their variants (``Config`` fields and defaults), the agent
+  names a client may use (:class:`~cardgames_env.web.catalog.AgentCatalog`), the operator's
+  models and the search caps.
+* ``POST /api/games`` ``{"env", "options", "seed", "agents": [one name per seat]}``: a new
+  game; answers ``{"id", "token", "view"}``. The ``token`` is the game's secret: every move
+  and step, and reading a game with a human seat, must send it as the ``X-Game-Token`` header.
 * ``GET /api/games/{id}?viewer=k``: the view; with a human seat always that seat's, without
   one a seat's (``viewer``) or the spectator view that shows every card.
 * ``POST /api/games/{id}/move`` ``{"move": notation}``: the human seat's move.
 * ``POST /api/games/{id}/step``: one move of the agent to move (or the record's next move).
 * ``GET /api/games/{id}/record``: the game record (JSON; with a human seat once the game is over).
-* ``POST /api/replays`` ``{"record": record object or its JSON line}``: a game that replays it.
+* ``POST /api/replays`` ``{"record": record object or its JSON line, "game": N}``: a game
+  that replays it (``{"id", "token", "view"}``).
+
+Requests pass :mod:`.guard` first (Host, Origin, Content-Type, body size, JSON nesting).
+Work that can take time (making a game, agents' moves, checking a replay) runs on a few
+worker threads (:class:`WorkQueue`), never on the event loop; reads answer from the views a
+game published after its last change, so they never wait for a thinking agent.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import contextlib
 import dataclasses
-import json
+import hmac
 import threading
-import uuid
-from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from cardgames_env.agents.base import AGENT_KINDS
-from cardgames_env.records import GameRecord, RecordError, replay
+from cardgames_env.records import GameRecord, RecordError
 from cardgames_env.registry import ALL_ENVS, load
 
-from .session import HUMAN, BadRequest, Conflict, Forbidden, GameSession, random_seed
+from .catalog import MAX_NAME, AgentCatalog
+from .guard import SameOrigin, allowed_hosts, parse_json, read_body, refusal
+from .session import (
+    MAX_MOVE,
+    BadRequest,
+    Conflict,
+    Forbidden,
+    GameSession,
+    check_replay,
+    check_seed,
+    clip,
+    random_seed,
+)
+from .store import MAX_BYTES, MAX_GAMES, GameStore, TooLarge
 
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_GAMES = 200
-"""Games kept in memory; the oldest is dropped beyond this."""
 MAX_BODY = 5_000_000
-"""Largest request body accepted (bytes)."""
+"""Largest replay request body accepted (bytes)."""
+SMALL_BODY = 16_384
+"""Largest body of the other requests (bytes)."""
+MAX_SEATS = 8
+"""Most agents one request may name."""
+TOKEN_HEADER = "X-Game-Token"
+"""Header that carries a game's secret."""
+
+T = TypeVar("T")
 
 
-class GameStore:
-    """The games of one app, by id, thread-safe, oldest dropped beyond ``limit``."""
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """How one server runs.
 
-    def __init__(self, limit: int = MAX_GAMES):
-        self.limit = limit
-        self._games: OrderedDict[str, GameSession] = OrderedDict()
-        self._lock = threading.Lock()
+    Attributes:
+        host: the address it binds (its name is one the ``Host`` header may give).
+        port: the port it binds.
+        allow_hosts: more host names the ``Host`` header may give (``--allow-host``).
+        max_games: games kept at most.
+        max_store_bytes: estimated bytes of all games kept at most (see :mod:`.store`).
+        workers: threads that make games, play agents' moves and check replays.
+        queue: jobs running or waiting for a worker at most; beyond it requests get 503.
+        wait_seconds: how long a request waits for its job before answering 503 (the job
+            goes on: the game shows its result when done).
+        replay_seconds: how long a replay's check may take before the record is refused.
+    """
 
-    def add(self, game: GameSession) -> str:
-        """Store a game and return its new id."""
-        game_id = uuid.uuid4().hex[:12]
-        with self._lock:
-            self._games[game_id] = game
-            while len(self._games) > self.limit:
-                self._games.popitem(last=False)
-        return game_id
+    host: str = "127.0.0.1"
+    port: int = 8000
+    allow_hosts: tuple[str, ...] = ()
+    max_games: int = MAX_GAMES
+    max_store_bytes: int = MAX_BYTES
+    workers: int = 4
+    queue: int = 32
+    wait_seconds: float = 15.0
+    replay_seconds: float = 30.0
 
-    def get(self, game_id: str) -> GameSession:
-        """Return the game ``game_id``.
+
+class Busy(RuntimeError):
+    """The server cannot take the request now (HTTP 503): its work queue is full or the job is slow."""
+
+
+class WorkQueue:
+    """A few worker threads and a bounded number of jobs running or waiting for them.
+
+    Args:
+        workers: threads.
+        limit: jobs running or waiting at most; :meth:`run` answers :class:`Busy` beyond it.
+    """
+
+    def __init__(self, workers: int, limit: int):
+        self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="cardgames-web")
+        self._slots = threading.BoundedSemaphore(limit)
+
+    async def run(self, job: Callable[[], T], timeout: float) -> T:
+        """Run ``job`` on a worker and return its result (or raise its exception).
 
         Raises:
-            LookupError: for an unknown id.
+            Busy: when the queue is full, or the job takes longer than ``timeout`` (it goes on).
         """
-        with self._lock:
-            game = self._games.get(game_id)
-        if game is None:
-            raise LookupError(
-                f"no game with id {game_id!r} (unknown, or dropped after {self.limit} newer games)"
-            )
-        return game
+        if not self._slots.acquire(blocking=False):
+            raise Busy("the server is busy; try again in a moment")
+        try:
+            future = self._pool.submit(job)
+        except RuntimeError:
+            self._slots.release()
+            raise Busy("the server is stopping") from None
+        future.add_done_callback(lambda _: self._slots.release())
+        waited = asyncio.wrap_future(future)
+        try:
+            return await asyncio.wait_for(asyncio.shield(waited), timeout)
+        except asyncio.TimeoutError:
+            waited.add_done_callback(lambda done: done.cancelled() or done.exception())  # nobody waits now
+            raise Busy(
+                f"still working after {timeout:g} s; the game shows the result when it is done"
+            ) from None
+
+    def close(self) -> None:
+        """Stop taking jobs; drop those still waiting."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
-
-
-def _handle(func: Callable[..., Any]) -> Callable[[Request], Any]:
-    """Turn the API's exceptions into 4xx JSON answers (the server keeps running)."""
+def _handle(func: Callable[[Request], Any]) -> Callable[[Request], Any]:
+    """Turn the API's exceptions into JSON error answers (the server keeps running)."""
 
     async def endpoint(request: Request) -> Response:
         try:
-            return await func(request)
+            response: Response = await func(request)
+            return response
         except BadRequest as error:
-            return _error(400, str(error))
+            return refusal(400, str(error))
         except Forbidden as error:
-            return _error(403, str(error))
+            return refusal(403, str(error))
         except LookupError as error:
-            return _error(404, str(error))
+            return refusal(404, str(error))
         except Conflict as error:
-            return _error(409, str(error))
+            return refusal(409, str(error))
+        except TooLarge as error:
+            return refusal(413, str(error))
+        except Busy as error:
+            answer = refusal(503, str(error))
+            answer.headers["Retry-After"] = "1"
+            return answer
 
     return endpoint
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_BODY:
-        raise BadRequest(f"request body over {MAX_BODY} bytes")
-    try:
-        data = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise BadRequest(f"the request body is not JSON: {error}") from None
-    if not isinstance(data, dict):
-        raise BadRequest("the request body must be a JSON object")
-    return data
-
-
-def _int(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadRequest(f"{what} must be an integer, got {value!r}")
-    return value
 
 
 def env_meta() -> list[dict[str, Any]]:
@@ -134,10 +184,85 @@ def env_meta() -> list[dict[str, Any]]:
     return out
 
 
-def create_app() -> Starlette:
-    """Build the ASGI app with its own, empty game store."""
-    store = GameStore()
-    meta = {"envs": env_meta(), "agents": [HUMAN, *AGENT_KINDS]}
+def _json(body: bytes, status: int = 200) -> Response:
+    return Response(body, status_code=status, media_type="application/json")
+
+
+def _answer(game_id: str, view: bytes, token: str | None = None, status: int = 200) -> Response:
+    """``{"id", "view"}`` (and ``"token"`` for a new game) around a published view."""
+    secret = f',"token":"{token}"' if token is not None else ""
+    return _json(f'{{"id":"{game_id}"{secret},"view":'.encode() + view + b"}", status)
+
+
+def _object(data: Any) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise BadRequest("the request body must be a JSON object")
+    return data
+
+
+def _viewer(request: Request) -> int | None:
+    text = request.query_params.get("viewer")
+    if text is None or text in ("", "all"):
+        return None
+    if not (text.isdigit() and len(text) <= 2):
+        raise BadRequest(f"viewer must be a seat number or 'all', got {clip(text, 20)!r}")
+    return int(text)
+
+
+def _check_token(request: Request, game: GameSession) -> None:
+    """Refuse a request without the game's secret (compared in constant time)."""
+    given = request.headers.get(TOKEN_HEADER.lower())
+    if given is None:
+        raise Forbidden(f"this game's token is missing: send it in the {TOKEN_HEADER} header")
+    if not hmac.compare_digest(given.encode("utf-8", "replace"), game.token.encode()):
+        raise Forbidden("wrong token for this game")
+
+
+@contextlib.contextmanager
+def _changing(game: GameSession) -> Iterator[None]:
+    """Hold the game's lock for a change, refusing (409) while another change is under way."""
+    if not game.lock.acquire(blocking=False):
+        raise Conflict("the game is busy with another move; try again when it is done")
+    try:
+        yield
+    finally:
+        game.lock.release()
+
+
+def read_record(data: dict[str, Any]) -> GameRecord:
+    """The record a replay request holds: an object, or JSON Lines text and the 1-based ``game``.
+
+    Raises:
+        BadRequest: for a missing, malformed or too deeply nested record.
+    """
+    raw = data.get("record")
+    try:
+        if isinstance(raw, str):
+            lines = [line for line in raw.splitlines() if line.strip()]
+            if not lines:
+                raise RecordError("the record is empty")
+            index = data.get("game", 1)
+            if isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= len(lines):
+                raise BadRequest(f"game must be 1..{len(lines)}")
+            return GameRecord.from_dict(parse_json(lines[index - 1], "the record"))
+        return GameRecord.from_dict(raw)
+    except RecordError as error:
+        raise BadRequest(clip(f"bad record: {error}", 300)) from None
+
+
+def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = None) -> Starlette:
+    """Build the ASGI app with its own, empty game store.
+
+    Args:
+        settings: how it runs (default :class:`Settings`).
+        catalog: the agents clients may name (default: the built-in ones, no models).
+    """
+    settings = settings or Settings()
+    catalog = catalog or AgentCatalog()
+    store = GameStore(settings.max_store_bytes, settings.max_games)
+    work = WorkQueue(settings.workers, settings.queue)
+    meta = {"envs": env_meta(), **catalog.describe(),
+            "limits": {"max_move": MAX_MOVE, "max_agent_name": MAX_NAME, "max_replay_body": MAX_BODY}}
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
@@ -146,103 +271,101 @@ def create_app() -> Starlette:
     async def get_meta(request: Request) -> Response:
         return JSONResponse(meta)
 
-    def answer(game: GameSession, game_id: str, viewer: int | None = None, status: int = 200) -> JSONResponse:
-        with game.lock:
-            view = game.view(viewer)
-        return JSONResponse({"id": game_id, "view": view}, status_code=status)
+    async def small_object(request: Request) -> dict[str, Any]:
+        return _object(parse_json(await read_body(request, SMALL_BODY)))
 
     @_handle
     async def new_game(request: Request) -> Response:
-        data = await _body(request)
+        data = await small_object(request)
         env_name = data.get("env")
-        if not isinstance(env_name, str):
+        if not isinstance(env_name, str) or len(env_name) > 64:
             raise BadRequest("'env' must name an env, e.g. \"jaipur_v0\"")
         options = data.get("options") or {}
-        if not isinstance(options, dict):
-            raise BadRequest("'options' must be an object of variant values")
         seed = data.get("seed")
-        seed = random_seed() if seed is None else _int(seed, "seed")
+        seed = random_seed() if seed is None else check_seed(seed)
         agents = data.get("agents")
         if not isinstance(agents, list) or not all(isinstance(a, str) and a.strip() for a in agents):
             raise BadRequest("'agents' must be a list of agent names, one per seat")
-        game = GameSession(env_name, options, seed, [a.strip() for a in agents])
-        return answer(game, store.add(game), status=201)
+        if len(agents) > MAX_SEATS:
+            raise BadRequest(f"'agents' names {len(agents)} seats; games have at most {MAX_SEATS}")
+        names = [a.strip() for a in agents]
 
-    def viewer_of(request: Request) -> int | None:
-        text = request.query_params.get("viewer")
-        if text is None or text in ("", "all"):
-            return None
-        try:
-            return int(text)
-        except ValueError:
-            raise BadRequest(f"viewer must be a seat number or 'all', got {text!r}") from None
+        def make() -> tuple[str, GameSession]:
+            game = GameSession(env_name, options, seed, names, catalog=catalog)
+            return store.add(game), game
+
+        game_id, game = await work.run(make, settings.wait_seconds)
+        return _answer(game_id, game.published(None), game.token, 201)
 
     @_handle
     async def get_game(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        return answer(store.get(game_id), game_id, viewer_of(request))
+        game = store.get(game_id)
+        if game.human is not None:
+            _check_token(request, game)
+        return _answer(game_id, game.published(_viewer(request)))
 
     @_handle
     async def post_move(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         game = store.get(game_id)
-        data = await _body(request)
+        _check_token(request, game)
+        data = await small_object(request)
         move = data.get("move")
         if not isinstance(move, str):
             raise BadRequest("'move' must be the move's notation, e.g. \"take leather\"")
         seat = data.get("seat")
-        seat = None if seat is None else _int(seat, "seat")
+        if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
+            raise BadRequest("'seat' must be a seat number")
 
-        def play() -> None:
-            with game.lock:
+        def play() -> bytes:
+            with _changing(game):
                 game.move(move, seat)
+                snapshot = game.publish()
+            store.resize(game_id)
+            return snapshot.views[game.check_viewer(None)]
 
-        await run_in_threadpool(play)
-        return answer(game, game_id)
+        return _answer(game_id, await work.run(play, settings.wait_seconds))
 
     @_handle
     async def post_step(request: Request) -> Response:
         game_id = request.path_params["game_id"]
         game = store.get(game_id)
-        viewer = viewer_of(request)
+        _check_token(request, game)
+        viewer = game.check_viewer(_viewer(request))
+        await read_body(request, SMALL_BODY)  # a step takes no arguments
 
-        def step() -> None:  # an agent may think for a while: off the event loop
-            with game.lock:
+        def step() -> bytes:
+            with _changing(game):
                 game.step()
+                snapshot = game.publish()
+            store.resize(game_id)
+            return snapshot.views[viewer]
 
-        await run_in_threadpool(step)
-        return answer(game, game_id, viewer)
+        return _answer(game_id, await work.run(step, settings.wait_seconds))
 
     @_handle
     async def get_record(request: Request) -> Response:
         game = store.get(request.path_params["game_id"])
-        with game.lock:
-            record = game.record()
-        return JSONResponse(record)
+        return JSONResponse(await work.run(game.record, settings.wait_seconds))
 
     @_handle
     async def new_replay(request: Request) -> Response:
-        data = await _body(request)
-        raw = data.get("record")
-        try:
-            if isinstance(raw, str):
-                lines = [line for line in raw.splitlines() if line.strip()]
-                if not lines:
-                    raise RecordError("the record is empty")
-                index = data.get("game", 1)
-                index = _int(index, "game")
-                if not 1 <= index <= len(lines):
-                    raise BadRequest(f"game must be 1..{len(lines)}")
-                record = GameRecord.from_json(lines[index - 1])
-            else:
-                record = GameRecord.from_dict(raw)
-            game = GameSession(record.env, record.options, record.seed, record=record)
-            check = GameSession(record.env, record.options, record.seed, record=record)
-            for _ in replay(record, check.env):  # the whole record must replay before it is shown
-                pass
-        except RecordError as error:
-            raise BadRequest(f"bad record: {error}") from None
-        return answer(game, store.add(game), status=201)
+        raw = await read_body(request, MAX_BODY)
+
+        def make() -> tuple[str, GameSession]:
+            record = read_record(_object(parse_json(raw)))
+            check_replay(record, settings.replay_seconds)
+            game = GameSession(record.env, record.options, record.seed, record=record, catalog=catalog)
+            return store.add(game), game
+
+        game_id, game = await work.run(make, settings.replay_seconds + settings.wait_seconds)
+        return _answer(game_id, game.published(None), game.token, 201)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        work.close()
 
     routes = [
         Route("/", index),
@@ -255,12 +378,14 @@ def create_app() -> Starlette:
         Route("/api/replays", new_replay, methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
+    hosts = allowed_hosts(settings.host, settings.allow_hosts)
+    app = Starlette(routes=routes, middleware=[Middleware(SameOrigin, hosts=hosts)], lifespan=lifespan)
     app.state.store = store  # the games, for tests and embedding
+    app.state.catalog = catalog
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
+def serve(settings: Settings | None = None, catalog: AgentCatalog | None = None) -> None:
     """Run the app with uvicorn until interrupted (binds to localhost unless told otherwise).
 
     Raises:
@@ -270,12 +395,17 @@ def serve(host: str = "127.0.0.1", port: int = 8000) -> None:
 
     import uvicorn
 
+    settings = settings or Settings()
+    host, port = settings.host, settings.port
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:  # a clear error instead of uvicorn's exit
         probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         probe.bind((host, port))
-    print(f"cardgames: serving on http://{host}:{port}/ (Ctrl-C stops)")
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    app = create_app(settings, catalog)
+    names = ", ".join(sorted(allowed_hosts(host, settings.allow_hosts)))
+    print(f"cardgames: serving on http://{host}:{port}/ (Ctrl-C stops); Host names answered: {names}",
+          flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning", limit_concurrency=100)
 
 
-__all__ = ["GameStore", "create_app", "serve"]
+__all__ = ["MAX_BODY", "TOKEN_HEADER", "Busy", "GameStore", "Settings", "WorkQueue", "create_app", "serve"]

@@ -1,35 +1,57 @@
 """One game in the browser app: the env, who plays each seat, the record, and the seat views.
 
-A :class:`GameSession` holds a raw env and one player per seat: an agent built by
-:func:`cardgames_env.agents.make_agent`, or ``None`` for the human seat (at most one, so
-that a seat's hidden cards are never sent to a page that is not that seat's). Agents move
-one whole move per :meth:`GameSession.step`; the human moves with :meth:`GameSession.move`,
-written in the game's notation and checked against the env's mask before anything changes.
-A replay session plays the moves of a record instead of agents.
+A :class:`GameSession` holds a raw env and one player per seat: an agent built by the
+server's :class:`~cardgames_env.web.catalog.AgentCatalog`, or ``None`` for the human seat
+(at most one, so that a seat's hidden cards are never sent to a page that is not that
+seat's). Agents move one whole move per :meth:`GameSession.step`; the human moves with
+:meth:`GameSession.move`, written in the game's notation and checked against the env's
+mask before anything changes. A replay session plays the moves of a record instead of agents.
+
+Callers change a game under its :attr:`~GameSession.lock` and then :meth:`~GameSession.publish`
+its views; readers take the published :attr:`~GameSession.snapshot` without the lock, so
+reading never waits for an agent that is thinking.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import json
+import math
+import secrets
 import threading
+import time
 from typing import Any
 
 import numpy as np
 
-from cardgames_env.agents.base import make_agent
 from cardgames_env.core.game import IllegalMoveError
 from cardgames_env.records import (
     GameRecord,
     Recorder,
+    RecordError,
     actions_for_move,
     game_over,
+    make_env,
+    replay,
     skip_dead_steps,
 )
 from cardgames_env.registry import load
 
 from . import views
+from .catalog import HUMAN, AgentCatalog, UnknownAgent
+from .store import deep_size
 
-HUMAN = "human"
-"""Agent name of the seat played from the page."""
+MAX_MOVE = 200
+"""Longest move text accepted (characters); the longest legal notation is far shorter."""
+MAX_OPTIONS = 16
+"""Most options (game variants) in one request."""
+MAX_OPTION_TEXT = 64
+"""Longest option name or text value (characters)."""
+MAX_SEED = 2**63 - 1
+"""Largest seed."""
+LOG_SHOWN = 2000
+"""Moves of the log a view holds at most (the latest; ``log_start`` says where they begin)."""
 
 
 class BadRequest(ValueError):
@@ -44,6 +66,81 @@ class Forbidden(ValueError):
     """A request for what the page may not see (HTTP 403): another seat's view, a record too early."""
 
 
+def clip(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters (with its length said) for quoting in a message."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+@functools.cache
+def default_catalog() -> AgentCatalog:
+    """The catalog of built-in agents, shared by sessions made without one."""
+    return AgentCatalog()
+
+
+@functools.cache
+def option_names(env_name: str) -> frozenset[str]:
+    """The options an env accepts from a client: its ``Config`` fields and ``max_steps``."""
+    env = load(env_name).raw_env()
+    return frozenset({f.name for f in dataclasses.fields(env.rules.Config)} | {"max_steps"})
+
+
+def check_seed(seed: Any) -> int:
+    """Return ``seed`` if it is an integer ``0..2**63-1``.
+
+    Raises:
+        BadRequest: naming the field otherwise.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise BadRequest(f"seed must be an integer, got {clip(repr(seed))}")
+    if not 0 <= seed <= MAX_SEED:
+        raise BadRequest(f"seed must be 0..2**63-1 (a non-negative integer), got {clip(str(seed))}")
+    return seed
+
+
+def check_options(env_name: str, options: Any) -> dict[str, Any]:
+    """Return the options if they are a small object of known names and plain values.
+
+    Raises:
+        BadRequest: for an unknown env, too many options, an unknown name or a value that is not
+            ``null``, a boolean, a number or a short string.
+    """
+    if not isinstance(options, dict):
+        raise BadRequest("'options' must be an object of variant values")
+    try:
+        known = option_names(env_name)
+    except ValueError as error:
+        raise BadRequest(clip(str(error), 200)) from None
+    if len(options) > MAX_OPTIONS:
+        raise BadRequest(f"at most {MAX_OPTIONS} options, got {len(options)}")
+    for key, value in options.items():
+        if key not in known:
+            raise BadRequest(
+                f"bad option for {env_name}: unknown option {clip(key)!r}; known: {', '.join(sorted(known))}"
+            )
+        if isinstance(value, str) and len(value) > MAX_OPTION_TEXT:
+            raise BadRequest(f"option {key}: text values are at most {MAX_OPTION_TEXT} characters")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise BadRequest(f"option {key} must be finite")
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SEED:
+            raise BadRequest(f"option {key} is out of range")
+        if value is not None and not isinstance(value, (bool, int, float, str)):
+            raise BadRequest(f"option {key} must be null, a boolean, a number or a string")
+    return dict(options)
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    """The views a game published after its latest change: JSON bytes by viewer (``None``: all cards)."""
+
+    version: int
+    views: dict[int | None, bytes]
+
+    @property
+    def size(self) -> int:
+        """Bytes of the published views."""
+        return sum(len(body) for body in self.views.values())
+
+
 class GameSession:
     """A game being played, watched or replayed.
 
@@ -51,37 +148,44 @@ class GameSession:
         env_name: env name, e.g. ``"gongzhu_v0"``.
         options: the env's keyword arguments (game variants, ``max_steps``).
         seed: seed of the deal (and of the agents' own randomness).
-        agents: one name per seat: ``"human"`` (at most one) or anything ``make_agent`` accepts.
+        agents: one name per seat: ``"human"`` (at most one) or a name ``catalog`` plays.
         record: a record to replay instead of agents (``agents`` is then ignored).
+        catalog: the agents this game may use (default: the built-in ones).
 
     Raises:
-        BadRequest: for an unknown env, bad options, a wrong number of seats or an unknown agent.
+        BadRequest: for an unknown env, bad options or seed, a wrong number of seats or an
+            agent the catalog does not play.
     """
 
     def __init__(
         self, env_name: str, options: dict[str, Any], seed: int, agents: list[str] | None = None,
-        record: GameRecord | None = None,
+        record: GameRecord | None = None, catalog: AgentCatalog | None = None,
     ):
         self.lock = threading.Lock()
+        """Held while the game changes (readers use :attr:`snapshot` instead)."""
+        self.token = secrets.token_urlsafe(24)
+        """The game's secret: a client shows it to move, step, or read a human seat's view."""
+        catalog = catalog or default_catalog()
         self.replay_of = record
         if record is not None:
             env_name, options, seed = record.env, record.options, record.seed
-        try:
-            module = load(env_name)
-        except ValueError as error:
-            raise BadRequest(str(error)) from None
+        options = check_options(env_name, options)
+        seed = check_seed(seed)
+        module = load(env_name)
         try:
             self.env = module.raw_env(**options)
         except (ValueError, TypeError) as error:
-            raise BadRequest(f"bad option for {env_name}: {error}") from None
+            raise BadRequest(clip(f"bad option for {env_name}: {error}", 300)) from None
         self.env_name = env_name
         self.game: str = self.env.info.name
         self.seed = seed
         n = len(self.env.possible_agents)
         if record is not None:
-            agents = [f"record: {a}" for a in record.agents] if record.agents else ["record"] * n
+            recorded = record.agents if record.agents and len(record.agents) == n else None
+            agents = [f"record: {clip(a, 40)}" for a in recorded] if recorded else ["record"] * n
         if agents is None or len(agents) != n:
-            raise BadRequest(f"{env_name} has {n} seats; give one agent per seat, got {agents}")
+            count = "none" if agents is None else len(agents)
+            raise BadRequest(f"{env_name} has {n} seats; give one agent per seat, got {count}")
         self.agent_names = [str(a) for a in agents]
         humans = [i for i, a in enumerate(self.agent_names) if a == HUMAN]
         if len(humans) > 1:
@@ -94,13 +198,25 @@ class GameSession:
                     self.players.append(None)
                     continue
                 try:
-                    self.players.append(make_agent(name, self.env, seed=seed * 100 + seat))
-                except ValueError as error:
-                    raise BadRequest(f"seat {seat}: {error}") from None
+                    self.players.append(catalog.build(name, self.env, seed=seed * 100 + seat))
+                except UnknownAgent as error:
+                    raise BadRequest(clip(f"seat {seat}: {error}", 300)) from None
         self.env.reset(seed=seed)
         self.recorder = Recorder(env_name, dict(options), seed, self.agent_names if record is None else None)
         self.log: list[dict[str, Any]] = []
-        """Every move: ``seat``, ``move`` (notation), ``before`` (rules state), ``event``."""
+        """Every move: ``seat``, ``move`` (notation), ``shown`` (as each viewer may read it:
+        index 0 for all cards, ``k + 1`` for seat ``k``) and ``event`` (a trick taken, a round over)."""
+        self.memory: dict[str, Any] = {}
+        """Public facts the rules state does not keep (see :func:`views.remember`)."""
+        self.notice: dict[str, Any] | None = None
+        """The latest end of a round or hand: ``{"at": log index, "text"}``."""
+        self.version = 0
+        """Changes so far (moves and steps)."""
+        self._grown = 0
+        self._base = deep_size(self, exclude=catalog.shared_objects())
+        self.snapshot = Snapshot(-1, {})
+        """The views published after the latest change (read without the lock)."""
+        self.publish()
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
@@ -123,6 +239,10 @@ class GameSession:
             return None
         return self.env.possible_agents.index(self.env.agent_selection)
 
+    def estimated_bytes(self) -> int:
+        """Estimated bytes this game holds (see :mod:`cardgames_env.web.store`)."""
+        return self._base + self._grown + self.snapshot.size
+
     # -- moving -----------------------------------------------------------------------------
     def _play(self, seat: int, actions: list[int]) -> None:
         before = self.env.game_state()
@@ -133,8 +253,18 @@ class GameSession:
                 text = done[1]
         if text is None:  # a cut-off sub-step sequence: name its last action
             text = self.recorder.record.moves[-1][1] if self.recorder.record.moves else "?"
-        event = self.env.encoding.describe_transition(before, self.env.game_state())
-        self.log.append({"seat": seat, "move": text, "before": before, "event": event})
+        after = self.env.game_state()
+        viewers = [None, *range(len(self.env.possible_agents))]
+        shown = [views.public_move(self.game, before, seat, text, viewer) for viewer in viewers]
+        notice = views.round_message(self.game, before, after)
+        event = self.env.encoding.describe_transition(before, after) or notice
+        entry = {"seat": seat, "move": text, "shown": shown, "event": event}
+        if notice:
+            self.notice = {"at": len(self.log), "text": notice}
+        self.log.append(entry)
+        self.memory = views.remember(self.game, self.memory, before, after, text)
+        self.version += 1
+        self._grown += deep_size(entry) + deep_size(self.recorder.record.moves[-1:])
         skip_dead_steps(self.env)
 
     def move(self, text: str, seat: int | None = None) -> None:
@@ -146,6 +276,8 @@ class GameSession:
         """
         if not isinstance(text, str) or not text.strip():
             raise BadRequest("the move must be a non-empty string in the game's notation")
+        if len(text) > MAX_MOVE:
+            raise BadRequest(f"the move is {len(text)} characters; moves are at most {MAX_MOVE}")
         if self.human is None:
             raise Conflict("this game has no human seat; its agents move with /step")
         if seat is not None and seat != self.human:
@@ -193,7 +325,8 @@ class GameSession:
             try:
                 actions = actions_for_move(self.env, text)
             except ValueError as error:
-                raise Conflict(f"the record's move {index + 1} ({text!r}) does not replay: {error}") from None
+                message = f"the record's move {index + 1} ({text!r}) does not replay: {error}"
+                raise Conflict(clip(message, 300)) from None
             self._play(seat, actions)
             return
         if seat == self.human:
@@ -233,6 +366,23 @@ class GameSession:
             return self.human
         return viewer
 
+    def publish(self) -> Snapshot:
+        """Build the views of the game as it is now and make them the :attr:`snapshot` (call it
+        with the lock held, after each change): the human's in a game with a human seat, else
+        the view with every card and each seat's."""
+        seats = [self.human] if self.human is not None else [None, *range(len(self.env.possible_agents))]
+        bodies = {viewer: json.dumps(self.view(viewer), separators=(",", ":")).encode() for viewer in seats}
+        self.snapshot = Snapshot(self.version, bodies)
+        return self.snapshot
+
+    def published(self, viewer: int | None) -> bytes:
+        """The latest published view (JSON) for ``viewer``, without waiting for the lock.
+
+        Raises:
+            Forbidden, BadRequest: as :meth:`check_viewer`.
+        """
+        return self.snapshot.views[self.check_viewer(viewer)]
+
     def view(self, viewer: int | None = None) -> dict[str, Any]:
         """The JSON view of the game for ``viewer`` (see :meth:`check_viewer`)."""
         viewer = self.check_viewer(viewer)
@@ -240,7 +390,10 @@ class GameSession:
         state = env.game_state()
         over = self.over
         to_move = self.to_move()
-        table = views.table(self.game, state, viewer)
+        table = views.table(self.game, state, viewer, self.memory)
+        column = 0 if viewer is None else viewer + 1
+        start = max(0, len(self.log) - LOG_SHOWN)
+        truncated = over and any(env.truncations.get(a, False) for a in env.agents)
         data: dict[str, Any] = {
             "env": self.env_name,
             "game": self.game,
@@ -251,17 +404,21 @@ class GameSession:
             "spectator": viewer is None,
             "to_move": to_move,
             "over": over,
-            "truncated": over and any(env.truncations.get(a, False) for a in env.agents),
+            "truncated": truncated,
+            "result": views.result(self.game, state, truncated) if over else None,
+            "notice": self.notice,
             "text": env.encoding.render(env._decision, viewer),
             "zones": table["zones"],
             "info": table["info"],
+            "log_start": start,
             "log": [
                 {
                     "seat": e["seat"],
-                    "move": views.public_move(self.game, e["before"], e["seat"], e["move"], viewer),
+                    "move": e["shown"][column],
+                    "label": views.move_label(self.game, e["shown"][column]),
                     "event": e["event"],
                 }
-                for e in self.log
+                for e in self.log[start:]
             ],
             "moves": self.human_moves() if to_move is not None and to_move == self.human else [],
             "scores": None,
@@ -282,7 +439,8 @@ class GameSession:
         """The human's legal moves: every rules move whose actions the env's mask allows.
 
         For an encoding with sub-steps, a move is offered when its first action is in the
-        mask (the encoding then leads it to completion); each comes with its card selection.
+        mask (the encoding then leads it to completion); each comes with its card selection
+        and a ``label`` written for reading.
         """
         env = self.env
         state = env.game_state()
@@ -298,7 +456,8 @@ class GameSession:
             if not mask[action] or text in seen:
                 continue
             seen.add(text)
-            out.append({"text": text, "sel": views.selection(self.game, move, state)})
+            out.append({"text": text, "label": views.move_label(self.game, text),
+                        "sel": views.selection(self.game, move, state)})
         return out
 
     def record(self) -> dict[str, Any]:
@@ -314,9 +473,34 @@ class GameSession:
         return self.recorder.record.to_dict()
 
 
+def check_replay(record: GameRecord, seconds: float) -> None:
+    """Replay the whole record on a fresh env, giving up after ``seconds``.
+
+    Raises:
+        BadRequest: when the record does not replay (the message says where and why) or its
+            check takes longer than ``seconds``.
+    """
+    check_options(record.env, record.options)
+    check_seed(record.seed)
+    deadline = time.monotonic() + seconds
+    try:
+        env = make_env(record)
+        for step in replay(record, env):
+            if step.index % 256 == 0 and time.monotonic() > deadline:
+                raise BadRequest(
+                    f"checking the record stopped after {seconds:g} s at move {step.index + 1} of "
+                    f"{len(record.moves)}; this server replays shorter records"
+                )
+    except RecordError as error:
+        raise BadRequest(clip(f"bad record: {error}", 300)) from None
+
+
 def random_seed() -> int:
     """A fresh seed for a game started without one."""
     return int(np.random.default_rng().integers(0, 2**31 - 1))
 
 
-__all__ = ["HUMAN", "BadRequest", "Conflict", "Forbidden", "GameSession", "random_seed"]
+__all__ = [
+    "HUMAN", "LOG_SHOWN", "MAX_MOVE", "BadRequest", "Conflict", "Forbidden", "GameSession", "Snapshot",
+    "check_options", "check_replay", "check_seed", "clip", "default_catalog", "random_seed",
+]

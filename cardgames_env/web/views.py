@@ -11,6 +11,13 @@ A *zone* is one row of the table: ``{"id", "label", "cards", "hidden", "note"}``
 notation, ``kind`` picks its colour) and ``hidden`` counts face-down cards. A move's
 *selection* (``sel``) maps zone ids to the cards of those zones that the move uses (with
 repeats for Jaipur's identical goods), so the page can build a move by clicking cards.
+
+Some public facts are not in the rules state, and a game's *memory* (built move by move by
+:func:`remember`) keeps them for the table: the Red7 canvas card that set the rule (the
+canvas is a set of cards), the Gong Zhu trick just finished (shown until the next lead).
+:func:`round_message` narrates the end of a round or hand, :func:`result` names the winners
+and :func:`move_label` writes a move for reading (a Jaipur exchange as what is taken and
+what is given); the notation itself is unchanged.
 """
 
 from __future__ import annotations
@@ -141,18 +148,30 @@ def jaipur_scores(state: jp_rules.State) -> Json:
 
 
 # -- Red7 -----------------------------------------------------------------------------------
+def _red7_card(c: int) -> Json:
+    text = r7_cards.card_str(c)
+    return card(text, text, text[0])  # the colour letter on the face, not only its colour
+
+
 def _red7_cards(mask: int) -> list[Json]:
-    out = []
-    for c in sorted(cards_of(mask), reverse=True):
-        text = r7_cards.card_str(c)
-        out.append(card(text, text[1], text[0]))
-    return out
+    return [_red7_card(c) for c in sorted(cards_of(mask), reverse=True)]
 
 
-def red7_table(state: r7_rules.State, viewer: int | None) -> Json:
-    """Canvas (the rule), each palette, the viewer's hand, counts of the other hands."""
-    zones = [zone("canvas", "Canvas", _red7_cards(state.canvas),
-                  note=f"rule: {r7_rules.describe_rule(state.rule)} · deck {len(state.deck)}")]
+def red7_canvas(state: r7_rules.State, top: int) -> tuple[list[Json], str]:
+    """The canvas cards with ``top`` (the card that set the rule) first and marked, and the note."""
+    rule = f"rule: {r7_rules.describe_rule(state.rule)}"
+    if top < 0 or not state.canvas >> top & 1:
+        setter = "the starting red card" if not state.canvas else "the top card"
+        return _red7_cards(state.canvas), f"{rule}, set by {setter} · deck {len(state.deck)}"
+    cards = [{**_red7_card(top), "top": True}] + _red7_cards(state.canvas & ~(1 << top))
+    return cards, f"{rule}, set by {r7_cards.card_str(top)} · deck {len(state.deck)}"
+
+
+def red7_table(state: r7_rules.State, viewer: int | None, top: int = -1) -> Json:
+    """Canvas (its top card, which set the rule, first), each palette, the viewer's hand,
+    counts of the other hands."""
+    canvas, note = red7_canvas(state, top)
+    zones = [zone("canvas", "Canvas", canvas, note=note)]
     mover = r7_rules.current_player(state)
     for p in range(state.num_players):
         name = seat_name(p, viewer)
@@ -267,12 +286,27 @@ def _gongzhu_cards(mask: int) -> list[Json]:
     return [_gongzhu_card(c) for c in ordered if mask >> c & 1]
 
 
-def gongzhu_table(state: gz_rules.State, viewer: int | None) -> Json:
-    """The trick in play order, the viewer's hand, the captured point cards of every seat."""
+def gongzhu_table(
+    state: gz_rules.State, viewer: int | None, last_trick: tuple[int, tuple[int, ...], int] | None = None
+) -> Json:
+    """The trick in play order (the one just finished until the next lead), the viewer's hand,
+    the captured point cards of every seat.
+
+    ``last_trick`` is ``(leader, cards in play order, winner)`` of the latest finished trick.
+    """
     n = gz_cards.NUM_PLAYERS
     trick = [_gongzhu_card(c) for c in state.trick]
     order = " ".join(f"P{(state.leader + i) % n}" for i in range(len(state.trick)))
-    zones = [zone("trick", "Trick", trick, note=f"played by {order}" if order else f"P{state.leader} leads")]
+    if state.trick or last_trick is None:
+        note = f"played by {order}" if order else f"P{state.leader} leads"
+        trick_zone = zone("trick", "Trick", trick, note=note)
+    else:
+        leader, cards, winner = last_trick
+        order = " ".join(f"P{(leader + i) % n}" for i in range(len(cards)))
+        trick_zone = zone("trick", "Last trick", [_gongzhu_card(c) for c in cards],
+                          note=f"played by {order}; P{winner} took it · P{state.leader} leads next")
+        trick_zone["done"] = True
+    zones = [trick_zone]
     mover = gz_rules.current_player(state)
     for p in range(n):
         name = seat_name(p, viewer)
@@ -375,6 +409,106 @@ def haggle_public_move(before: hg_rules.State, seat: int, text: str, viewer: int
     return f"{word} …"  # give / ask / terms: seen by the target only once the offer is complete
 
 
+# -- what the state forgets, round ends, results, readable moves -----------------------------
+def remember(game: str, memory: Json, before: Any, after: Any, move: str) -> Json:
+    """Return the game's memory after the move written ``move`` took ``before`` to ``after``.
+
+    Red7: ``canvas_top``, the canvas card that set the rule (``-1``: none this round).
+    Gong Zhu: ``last_trick``, ``(leader, cards, winner)`` of the latest finished trick.
+    Only public facts are kept (cards played face up).
+    """
+    if game == "red7":
+        if after.round_number != before.round_number:
+            return {**memory, "canvas_top": -1}
+        added = list(cards_of(after.canvas & ~before.canvas))
+        if added:
+            ruling = [c for c in added if r7_cards.CARD_COLOUR[c] == after.rule]
+            return {**memory, "canvas_top": (ruling or added)[-1]}
+        return memory
+    if game == "gongzhu" and len(before.trick) == gz_cards.NUM_PLAYERS - 1:
+        played = gz_rules.parse_move(move)
+        winner = gz_rules.apply_move(before, played).leader  # ``after`` may be the next hand's deal
+        return {**memory, "last_trick": (before.leader, (*before.trick, played.card), winner)}
+    return memory
+
+
+def round_message(game: str, before: Any, after: Any) -> str | None:
+    """A line announcing the end of a round (Jaipur, Red7) or hand (Haggis, Gong Zhu) that
+    the move from ``before`` to ``after`` brought, or ``None``."""
+    if game == "jaipur" and len(after.history) > len(before.history):
+        result = after.history[-1]
+        line = (f"Round {len(after.history)} over: rupees P0 {result.rupees[0]} · P1 {result.rupees[1]}"
+                + (f" (camel token: P{result.camel_token})" if result.camel_token >= 0 else ""))
+        if result.seal >= 0:
+            return line + f"; P{result.seal} wins the round and a Seal of Excellence"
+        return line + "; a full tie: no seal"
+    if game == "red7" and (after.round_number != before.round_number
+                           or after.status != before.status and after.status != r7_rules.PLAYING):
+        line = f"Round {before.round_number} over: " + (
+            f"P{after.winner} wins the round" if after.winner >= 0 else "no winner")
+        if after.config.advanced:
+            line += "; scores " + " · ".join(f"P{s} {v}" for s, v in enumerate(after.scores))
+        return line
+    if game in ("haggis", "gongzhu"):
+        if after.hand_number != before.hand_number:
+            points = after.last_hand_points
+        elif after.hand_over and not before.hand_over:
+            points = after.hand_points
+        else:
+            return None
+        hand = " · ".join(f"P{s} {v:+d}" for s, v in enumerate(points))
+        totals = " · ".join(f"P{s} {v}" for s, v in enumerate(after.totals))
+        return f"Hand {before.hand_number} over: this hand {hand}; totals {totals}"
+    return None
+
+
+def winners(game: str, state: Any) -> list[int]:
+    """The seats that won a finished game (several for a shared first place; none for a draw)."""
+    if game == "jaipur":
+        seat = jp_rules.winner(state)
+        return [] if seat is None else [seat]
+    if game == "red7":
+        if state.game_winner >= 0:
+            return [state.game_winner]
+        if not state.config.advanced:
+            return []
+        best = max(state.scores)
+        return [s for s in range(state.num_players) if state.scores[s] == best]
+    if game == "haggis":
+        return [hs_rules.winner(state)]
+    if game == "gongzhu":
+        return list(gz_rules.winners(state))
+    return list(hg_rules.winners(state))
+
+
+def result(game: str, state: Any, truncated: bool) -> str:
+    """One line naming the winner(s) of a finished game."""
+    if truncated:
+        return "Cut off by the turn limit: no winner"
+    seats = winners(game, state)
+    if not seats:
+        return "A draw: nobody wins"
+    if len(seats) == 1:
+        return f"P{seats[0]} wins"
+    return " and ".join(f"P{s}" for s in seats) + " share the win"
+
+
+def _goods_list(counts: Sequence[int]) -> str:
+    return " + ".join(jp_cards.NAMES[k] + (f" ×{n}" if n > 1 else "") for k, n in enumerate(counts) if n)
+
+
+def move_label(game: str, text: str) -> str:
+    """The move written for reading: a Jaipur exchange as ``take X, give Y``; others unchanged."""
+    if game == "jaipur" and text.startswith("exchange ") and " for " in text:
+        try:
+            move = jp_rules.parse_move(text)
+        except ValueError:
+            return text
+        if isinstance(move, jp_rules.Exchange):
+            return f"take {_goods_list(move.take)}, give {_goods_list(move.give)}"
+    return text
+
+
 # -- dispatch -------------------------------------------------------------------------------
 TABLES: dict[str, Callable[[Any, int | None], Json]] = {
     "jaipur": jaipur_table, "red7": red7_table, "haggis": haggis_table,
@@ -386,8 +520,13 @@ SCORES: dict[str, Callable[[Any], Json]] = {
 }
 
 
-def table(game: str, state: Any, viewer: int | None) -> Json:
-    """The zones and info lines of ``state`` as ``viewer`` sees it."""
+def table(game: str, state: Any, viewer: int | None, memory: Json | None = None) -> Json:
+    """The zones and info lines of ``state`` as ``viewer`` sees it (``memory``: see :func:`remember`)."""
+    memory = memory or {}
+    if game == "red7":
+        return red7_table(state, viewer, memory.get("canvas_top", -1))
+    if game == "gongzhu":
+        return gongzhu_table(state, viewer, memory.get("last_trick"))
     return TABLES[game](state, viewer)
 
 
@@ -416,4 +555,7 @@ def public_move(game: str, before: Any, seat: int, text: str, viewer: int | None
     return text
 
 
-__all__ = ["Json", "card", "public_move", "scores", "seat_name", "selection", "table", "zone"]
+__all__ = [
+    "Json", "card", "move_label", "public_move", "remember", "result", "round_message", "scores", "seat_name",
+    "selection", "table", "winners", "zone",
+]

@@ -262,23 +262,53 @@ def test_corrupt_oversized_and_inconsistent_files_are_clear_errors(shipped, red7
     assert PretrainedAgent(env).policy.widths == [24, 16]
 
 
-def test_export_refuses_an_oversized_policy_and_float16_halves_it(tmp_path):
+@pytest.fixture(scope="module")
+def big_jaipur_run(tmp_path_factory) -> Path:
+    """A Jaipur model whose exported policy is over 2 MiB: 32 x 25,505 flat actions, 816k head
+    weights, 3.1 MiB in float32."""
     from sb3_contrib import MaskablePPO
 
     from cardgames_env.agents.model import write_sidecar
     from cardgames_env.wrappers.single_agent import SingleAgentEnv
 
-    folder = tmp_path / "big"
-    folder.mkdir()
-    env = SingleAgentEnv("jaipur_v0")  # 32 x 25,505 flat actions: 816k head weights, 3.1 MiB in float32
+    folder = tmp_path_factory.mktemp("big")
+    env = SingleAgentEnv("jaipur_v0")
     MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, seed=0, device="cpu",
                 policy_kwargs={"net_arch": [32]}).save(str(folder / "model.zip"))
     write_sidecar(folder / "model.zip", env.raw)
-    with pytest.raises(ValueError, match=r"bytes \(.* MiB\), over the 2 MiB limit: try --dtype float16"):
-        export_policy(folder, tmp_path / "big32", command="x")
-    assert not list(tmp_path.glob("big32*"))  # nothing written
-    npz, _ = export_policy(folder, tmp_path / "big16", command="x", dtype="float16")
+    return folder
+
+
+def test_export_writes_a_policy_of_any_size(tmp_path, big_jaipur_run):
+    """An ordinary export has no size limit; the policy plays."""
+    npz, _ = export_policy(big_jaipur_run, tmp_path / "big32", command="x")
+    assert npz.stat().st_size > MAX_BYTES
+    env = load("jaipur_v0").raw_env()
+    agent = make_agent(str(npz), env, seed=0)
+    env.reset(seed=0)
+    assert env.action_mask()[agent.act(env.encoding.observe(env._decision, 0), env.action_mask())]
+
+
+def test_the_shipping_limit_guards_the_package_folder_and_on_request(tmp_path, shipped, big_jaipur_run):
+    over = r"bytes \(.* MiB\), over the 2 MiB shipping limit: try --dtype float16"
+    with pytest.raises(ValueError, match=over):  # into the package: always
+        export_policy(big_jaipur_run, shipped / "jaipur_v0", command="x")
+    with pytest.raises(ValueError, match=over):  # elsewhere: when asked
+        export_policy(big_jaipur_run, tmp_path / "big32", command="x", max_bytes=MAX_BYTES)
+    assert not list(shipped.iterdir()) and not list(tmp_path.glob("big32*"))  # nothing written
+    npz, _ = export_policy(big_jaipur_run, shipped / "jaipur_v0", command="x", dtype="float16")
     assert npz.stat().st_size <= MAX_BYTES
+
+
+def test_cli_export_of_a_large_policy_and_its_limit_option(tmp_path, big_jaipur_run, terminal_stderr):
+    argv = ["export", str(big_jaipur_run), str(tmp_path / "big32"), "--command", "x"]
+    assert main(argv) == 0
+    captured = terminal_stderr.readouterr()
+    assert captured.out.startswith(f"saved {tmp_path / 'big32.npz'}") and captured.out.count("\n") == 1
+    assert "3/3" in captured.err  # the bar of the export's stages
+    assert main([*argv, "--shipping-limit", "--no-progress"]) == 2
+    err = terminal_stderr.readouterr().err
+    assert "over the 2 MiB shipping limit" in err and err.count("\n") == 1
 
 
 def test_export_input_errors(tmp_path, red7_run):

@@ -100,11 +100,13 @@ def test_demonstration_rewards_are_what_each_decision_earned():
         assert demos.rewards[start:end + 1].sum() == pytest.approx(demos.returns[start], abs=1e-4)
 
 
-def test_worker_processes_give_the_same_demonstrations():
+def test_worker_processes_give_the_same_demonstrations(terminal_stderr):
     one = collect_demonstrations("red7_v0", teacher="heuristic", opponents="random", games=6, seed=1,
-                                 log=lambda _: None)
+                                 log=lambda _: None, progress=None)
+    assert "6/6" in terminal_stderr.readouterr().err  # the games' bar, chunk by chunk
     two = collect_demonstrations("red7_v0", teacher="heuristic", opponents="random", games=6, seed=1,
-                                 workers=2, log=lambda _: None)
+                                 workers=2, log=lambda _: None, progress=None)
+    assert "6/6" in terminal_stderr.readouterr().err
     for field in ("observations", "masks", "actions", "returns", "rewards", "last"):
         assert np.array_equal(getattr(one, field), getattr(two, field)), field
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 
@@ -46,6 +47,12 @@ def _fails_with(capsys, argv, needle):
         (["train", "gongzhu_v0", "--algo", "dmc", "--engine", "aec"], "algo dmc trains on the batched"),
         (["train", "gongzhu_v0", "--algo", "dqn"], "invalid choice: 'dqn'"),
         (["train", "gongzhu_v0", "--algo", "dmc", "--backend", "rllib"], "--algo belongs to --backend sb3"),
+        (["eval", "gongzhu_v0", "--agent", "random", "--vs", "random", "--games", "10"],
+         "--games must be a multiple of 4, the seats of gongzhu_v0"),
+        (["eval", "red7_v0", "--agent", "random", "--vs", "random", "--games", "4",
+          "--option", "num_players=3"], "(got 4; try 3 or 6)"),
+        (["eval", "jaipur_v0", "--agent", "random", "--vs", "random", "--games", "1"], "(got 1; try 2)"),
+        (["league", FIRST, "--agents", "random,heuristic", "--games", "3"], "--games must be even"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
@@ -130,6 +137,39 @@ def test_game_configs_are_valid_json_over_the_default():
     assert json.loads(json.dumps(load_config("no_such_game"))) == load_config("no_such_game")
 
 
+THROUGHPUT = re.compile(
+    r"^trained (\d+) learner steps in [\d.]+ s \([\d.]+ s of it imitation\): (\d+) learner steps/s, "
+    r"(\d+) env steps/s \(learner and opponents\) inside MaskablePPO, updates included, "
+    r"evaluations and saves excluded$",
+    re.M,
+)
+
+
+def _check_printed_run(printed: str, name: str, out, summary: dict, eval_games: int) -> None:
+    """What ``cardgames train`` prints agrees with the run folder: the header, the throughput
+    line (the same figures as summary.json), one line per final evaluation, the saved paths."""
+    lines = printed.splitlines()
+    header = f"training {name} for 2000 steps: opponents selfplay, 2 dummy envs, seed 1, output {out}"
+    assert header in lines, printed
+    found = THROUGHPUT.search(printed)
+    assert found, printed
+    learner_steps, learner_rate, env_rate = (int(g) for g in found.groups())
+    assert learner_steps == summary["timesteps"] >= 2000
+    # Printed to the unit, stored to a tenth: the same figure within rounding.
+    assert abs(learner_rate - summary["steps_per_s"]) <= 0.55
+    assert abs(env_rate - summary["env_steps_per_s"]) <= 0.55
+    # Every learner step is an env step; self-play opponents' turns add more.
+    assert summary["env_steps"] > learner_steps and env_rate > learner_rate
+    # Every game ships a heuristic agent: the final evaluations face random play and it.
+    assert [e["opponent"] for e in summary["final_evaluations"]] == ["random", "heuristic"]
+    for evaluation in summary["final_evaluations"]:
+        assert evaluation["games"] == eval_games
+        assert f"trained vs {evaluation['opponent']} on {name} ({eval_games} games)" in printed
+    assert lines[-1] == (
+        f"saved {out / 'model.zip'} (+ model.json), learning curve {out / 'learning_curve.png'}"
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_ENVS)
 def test_train_2000_steps_end_to_end(capsys, tmp_path, name):
@@ -148,8 +188,6 @@ def test_train_2000_steps_end_to_end(capsys, tmp_path, name):
             "--no-progress"]
     assert main(argv) == 0
     printed = capsys.readouterr().out
-    assert "env steps/s inside MaskablePPO" in printed
-    assert "trained vs random" in printed
     for path in ("model.zip", "model.json", "eval.csv", "learning_curve.png", "summary.json",
                  "config.json", "logs/progress.csv"):
         assert (out / path).is_file(), path
@@ -164,6 +202,7 @@ def test_train_2000_steps_end_to_end(capsys, tmp_path, name):
     assert rows[0]["timesteps"] == "0" and int(rows[-1]["timesteps"]) >= 2000
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps_per_s"] > 0 and summary["final_evaluations"]
+    _check_printed_run(printed, name, out, summary, eval_games=4)
     players = len(load(name).raw_env().possible_agents)
     assert main(["eval", name, "--agent", str(out), "--vs", "random", "--games", str(players)]) == 0
 
@@ -172,22 +211,81 @@ def test_train_2000_steps_end_to_end(capsys, tmp_path, name):
     "name",
     [n if n in ("gongzhu_v0", "red7_v0") else pytest.param(n, marks=pytest.mark.slow) for n in ALL_ENVS],
 )
-def test_train_dmc_end_to_end(capsys, tmp_path, name):
+def test_train_dmc_end_to_end(terminal_stderr, tmp_path, name):
     """``cardgames train --algo dmc``: the batched run writes model.npz and its sidecar, the
-    learning curve and summary.json; ``cardgames eval`` plays the run folder."""
+    learning curve and summary.json, with bars of the steps and the final evaluations' games
+    on stderr; ``cardgames eval`` plays the run folder."""
+    capsys = terminal_stderr
     overrides = tmp_path / "small.json"
     overrides.write_text(json.dumps({"dmc": {"batch_size": 64, "net_arch": [32]}, "eval": {"points": 2}}))
     out = tmp_path / "run"
     argv = ["train", name, "--algo", "dmc", "--timesteps", "1000", "--opponents", "random",
             "--n-envs", "16", "--seed", "1", "--out", str(out), "--eval-games", "4",
-            "--config", str(overrides), "--no-progress"]
+            "--config", str(overrides)]
     assert main(argv) == 0
-    printed = capsys.readouterr().out
-    assert f"training {name} with DMC for 1000 steps" in printed and "trained vs random" in printed
+    captured = capsys.readouterr()
+    printed = captured.out
+    # Every step is one decision in each of the 16 games: 63 steps make 1,008 decisions.
+    why = "(1000 asked for, rounded up to whole steps of the 16 batched games)"
+    assert f"training {name} with DMC for 1008 steps {why}" in printed
+    assert f"trained 1008 learner steps {why}" in printed and "trained vs random" in printed
+    assert "1008/1008" in captured.err and "final eval vs random" in captured.err  # the bars
+    assert "/1000" not in captured.err
     for path in ("model.npz", "model.json", "eval.csv", "learning_curve.png", "summary.json", "config.json"):
         assert (out / path).is_file(), path
     assert json.loads((out / "model.json").read_text())["algo"] == "dmc"
-    assert json.loads((out / "summary.json").read_text())["timesteps"] >= 1000
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["timesteps"] == 1008 and summary["timesteps_asked"] == 1000
     players = len(load(name).raw_env().possible_agents)
     assert main(["eval", name, "--agent", str(out), "--vs", "random", "--games", str(players)]) == 0
     assert "vs random" in capsys.readouterr().out
+
+
+def test_train_bar_counts_the_steps_that_run_and_the_log_says_why(terminal_stderr, tmp_path):
+    """PPO collects whole rollouts (n_steps 64 x 1 env): 100 steps asked for run as 128. The bar
+    counts to 128, the log and summary.json say why, and the final evaluations show bars too."""
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps({"ppo": {"n_steps": 64, "batch_size": 32, "n_epochs": 1, "net_arch": [8]},
+                                  "eval": {"points": 1}}))
+    out = tmp_path / "run"
+    argv = ["train", "red7_v0", "--timesteps", "100", "--n-envs", "1", "--opponents", "random",
+            "--eval-games", "2", "--config", str(config), "--out", str(out)]
+    assert main(argv) == 0
+    captured = terminal_stderr.readouterr()
+    why = "(100 asked for, rounded up to whole rollouts of 64 steps: n_steps 64 x 1 envs)"
+    assert f"training red7_v0 for 128 steps {why}" in captured.out
+    assert f"trained 128 learner steps {why}" in captured.out
+    assert "128/128" in captured.err and "steps/s" in captured.err and "/100 " not in captured.err
+    for opponent in ("random", "heuristic"):
+        assert f"final eval vs {opponent}" in captured.err
+    assert captured.err.count("2/2") >= 2
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["timesteps"] == 128 and summary["timesteps_asked"] == 100
+
+
+def test_eval_draws_its_bar_on_stderr_and_prints_one_line(terminal_stderr):
+    assert main(["eval", "red7_v0", "--agent", "heuristic", "--vs", "random", "--games", "6"]) == 0
+    captured = terminal_stderr.readouterr()
+    assert captured.out.startswith("heuristic vs random on red7_v0 (6 games): win rate")
+    assert captured.out.count("\n") == 1  # the summary line alone: the bar is not in it
+    assert "6/6" in captured.err and "games/s" in captured.err
+
+
+def test_no_bar_with_no_progress(terminal_stderr):
+    assert main(["eval", "red7_v0", "--agent", "heuristic", "--vs", "random", "--games", "2",
+                 "--no-progress"]) == 0
+    assert terminal_stderr.readouterr().err == ""
+
+
+def test_no_bar_when_stderr_is_not_a_terminal(capsys):
+    assert main(["eval", "red7_v0", "--agent", "heuristic", "--vs", "random", "--games", "2"]) == 0
+    assert main(["league", "red7_v0", "--agents", "random,heuristic", "--games", "2"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_league_counts_the_games_of_every_pair(terminal_stderr):
+    assert main(["league", "red7_v0", "--agents", "random,heuristic,pretrained", "--games", "2"]) == 0
+    captured = terminal_stderr.readouterr()
+    lines = captured.out.splitlines()
+    assert lines[0].split() == ["agent", "elo", "score", "games"] and len(lines) == 4  # the table alone
+    assert "6/6" in captured.err  # three pairs of two games

@@ -12,18 +12,18 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
-
 from cardgames_env.records import GameRecord, replay_record  # noqa: E402
 from cardgames_env.registry import ALL_ENVS, load  # noqa: E402
 from cardgames_env.web.app import create_app  # noqa: E402
+
+from .conftest import page_client  # noqa: E402
 
 OPTIONS = {"haggis_v0": {"target_score": 50}}
 
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(create_app()) as c:
+    with page_client(create_app()) as c:
         yield c
 
 
@@ -47,7 +47,7 @@ def play_out(client, game_id, view, rng, responses=None):
             r = client.post(f"/api/games/{game_id}/move", json={"move": move})
         else:
             assert view["moves"] == []
-            r = client.post(f"/api/games/{game_id}/step")
+            r = client.post(f"/api/games/{game_id}/step", json={})
         assert r.status_code == 200, r.text
         if responses is not None:
             responses.append(r.text)
@@ -96,7 +96,7 @@ def test_human_game_end_to_end_with_record_and_replay(client, name):
     replay_id, rview = r.json()["id"], r.json()["view"]
     assert rview["replay"] == {"index": 0, "total": len(record["moves"])} and rview["spectator"]
     for _ in range(len(record["moves"])):
-        rview = client.post(f"/api/games/{replay_id}/step").json()["view"]
+        rview = client.post(f"/api/games/{replay_id}/step", json={}).json()["view"]
     assert rview["over"] and [e["move"] for e in rview["log"]] == [m for _, m in record["moves"]]
     assert rview["scores"]["rows"][-2] == final["scores"]["rows"][-2]
 
@@ -111,7 +111,7 @@ def test_watch_agents_spectator_and_seat_views(client, name):
     assert seat_view["viewer"] == 0 and not seat_view["spectator"]
     assert sum(z["hidden"] for z in seat_view["zones"]) > 0  # others' hands face down
     for _ in range(5):
-        r = client.post(f"/api/games/{game_id}/step")
+        r = client.post(f"/api/games/{game_id}/step", json={})
         assert r.status_code == 200
     assert len(r.json()["view"]["log"]) == 5
     final = play_out(client, game_id, r.json()["view"], np.random.default_rng(1))
@@ -144,7 +144,7 @@ def test_no_hidden_opponent_card_in_any_response(client, name):
             r = client.post(f"/api/games/{game_id}/move", json={"move": move})
             twin.move(move)
         else:
-            r = client.post(f"/api/games/{game_id}/step")
+            r = client.post(f"/api/games/{game_id}/step", json={})
             twin.step()
         assert r.status_code == 200
         view = r.json()["view"]
@@ -185,7 +185,7 @@ def test_same_seed_games_are_isolated_and_deterministic(client):
     b, vb = new_game(client, "gongzhu_v0", ["random"] * 4, seed=9)
     assert a != b
     for _ in range(10):
-        client.post(f"/api/games/{a}/step")
+        client.post(f"/api/games/{a}/step", json={})
     assert client.get(f"/api/games/{b}").json()["view"]["log"] == []  # b untouched
     fa = play_out(client, a, client.get(f"/api/games/{a}").json()["view"], np.random.default_rng(0))
     fb = play_out(client, b, vb, np.random.default_rng(0))
@@ -196,7 +196,7 @@ def test_same_seed_games_are_isolated_and_deterministic(client):
 def human_game(client):
     game_id, view = new_game(client, "jaipur_v0", ["human", "random"], seed=3)
     if view["to_move"] != 0:
-        view = client.post(f"/api/games/{game_id}/step").json()["view"]
+        view = client.post(f"/api/games/{game_id}/step", json={}).json()["view"]
     assert view["to_move"] == 0
     return game_id, view
 
@@ -220,7 +220,7 @@ def test_bad_moves_are_4xx_and_change_nothing(client, human_game, body, status, 
 
 def test_out_of_turn_and_wrong_endpoints(client, human_game):
     game_id, view = human_game
-    r = client.post(f"/api/games/{game_id}/step")
+    r = client.post(f"/api/games/{game_id}/step", json={})
     assert r.status_code == 409 and "human" in r.json()["error"]
     client.post(f"/api/games/{game_id}/move", json={"move": view["moves"][0]["text"]})
     r = client.post(f"/api/games/{game_id}/move", json={"move": view["moves"][0]["text"]})
@@ -237,7 +237,7 @@ def test_out_of_turn_and_wrong_endpoints(client, human_game):
 def test_partial_substep_moves_are_refused(client):
     game_id, view = new_game(client, "haggis_v0", ["human", "random"], seed=1)
     if view["to_move"] != 0:
-        view = client.post(f"/api/games/{game_id}/step").json()["view"]
+        view = client.post(f"/api/games/{game_id}/step", json={}).json()["view"]
     card = view["moves"][0]["sel"]["hand"][0]
     r = client.post(f"/api/games/{game_id}/move", json={"move": f"select {card}"})
     assert r.status_code == 400 and "part of a move" in r.json()["error"]
@@ -247,7 +247,7 @@ def test_partial_substep_moves_are_refused(client):
 def test_a_finished_game_refuses_moves(client):
     game_id, view = new_game(client, "red7_v0", ["random", "random"], seed=2)
     play_out(client, game_id, view, np.random.default_rng(0))
-    r = client.post(f"/api/games/{game_id}/step")
+    r = client.post(f"/api/games/{game_id}/step", json={})
     assert r.status_code == 409 and "over" in r.json()["error"]
 
 
@@ -257,7 +257,7 @@ def test_a_finished_game_refuses_moves(client):
         ({"env": "chess_v0", "agents": ["human", "random"]}, "unknown env"),
         ({"env": "jaipur_v0", "agents": ["human"]}, "2 seats"),
         ({"env": "jaipur_v0", "agents": ["human", "human"]}, "at most one seat"),
-        ({"env": "jaipur_v0", "agents": ["human", "genius"]}, "genius"),
+        ({"env": "jaipur_v0", "agents": ["human", "genius"]}, "not an agent of this server"),
         ({"env": "jaipur_v0", "agents": ["human", "random"], "options": {"colour": 3}}, "colour"),
         ({"env": "jaipur_v0", "agents": ["human", "random"], "options": {"max_rounds": "x"}}, "max_rounds"),
         ({"env": "jaipur_v0", "agents": ["human", "random"], "seed": "one"}, "seed"),
@@ -272,7 +272,7 @@ def test_bad_new_games_are_400(client, body, message):
 
 def test_unknown_ids_bad_bodies_and_bad_records(client):
     assert client.get("/api/games/nosuchgame").status_code == 404
-    assert client.post("/api/games/nosuchgame/step").status_code == 404
+    assert client.post("/api/games/nosuchgame/step", json={}).status_code == 404
     r = client.post("/api/games", content=b"{not json", headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and "JSON" in r.json()["error"]
     assert client.post("/api/games", json=[1, 2]).status_code == 400
@@ -291,11 +291,12 @@ def test_serve_binds_to_localhost_by_default():
     import inspect
 
     from cardgames_env.cli import build_parser
-    from cardgames_env.web.app import serve
+    from cardgames_env.web.app import Settings, serve
 
     args = build_parser().parse_args(["serve"])
     assert args.host == "127.0.0.1" and args.port == 8000
-    assert inspect.signature(serve).parameters["host"].default == "127.0.0.1"
+    assert inspect.signature(serve).parameters["settings"].default is None
+    assert Settings().host == "127.0.0.1"
 
 
 def test_serve_errors_are_one_line_and_exit_2(capsys):
@@ -327,7 +328,7 @@ def test_jaipur_substep_exchanges_are_whole_moves_for_the_human(client):
             assert r.status_code == 200, r.text
             assert any(e["seat"] == 0 and e["move"] == move for e in r.json()["view"]["log"])
         else:
-            r = client.post(f"/api/games/{game_id}/step")
+            r = client.post(f"/api/games/{game_id}/step", json={})
         view = r.json()["view"]
     assert exchanges > 3
     record = client.get(f"/api/games/{game_id}/record").json()

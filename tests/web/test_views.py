@@ -125,3 +125,131 @@ def test_haggle_offers_between_others_are_not_in_the_log():
     ]
     assert private and all(s.endswith("…") for _, s in private)
     assert shown != full
+
+
+# -- what the page reads besides the table: labels, round ends, the last trick, the winners ----
+def test_an_exchange_reads_as_what_is_taken_and_what_is_given():
+    from cardgames_env.envs.jaipur import cards as jp_cards
+    from cardgames_env.envs.jaipur import rules as jp_rules
+
+    text = "exchange gold,silver,silver for leather,camel,camel"
+    assert views.move_label("jaipur", text) == "take gold + silver ×2, give leather + camel ×2"
+    move = jp_rules.parse_move(text)  # the notation itself is unchanged
+    assert str(move) == text and move.take[jp_cards.NAMES.index("silver")] == 2
+    for other in ("take gold", "sell 3 leather", "camels"):
+        assert views.move_label("jaipur", other) == other
+    assert views.move_label("gongzhu", "play 10H") == "play 10H"
+
+
+def play_out(session: GameSession, rng: np.random.Generator, after_each=None) -> None:
+    """Play a session to its end (the human, if any, picks random offered moves)."""
+    while not session.over:
+        if session.human is not None and session.to_move() == session.human:
+            moves = session.view()["moves"]
+            session.move(moves[int(rng.integers(len(moves)))]["text"])
+        else:
+            session.step()
+        if after_each is not None:
+            after_each(session)
+
+
+@pytest.mark.parametrize("name,options,what", [
+    ("jaipur_v0", {}, "Round"),
+    ("red7_v0", {"advanced": True}, "Round"),
+    ("haggis_v0", {"target_score": 50}, "Hand"),
+    ("gongzhu_v0", {"game_end": -1000, "max_steps": 5000}, "Hand"),
+])
+def test_every_round_or_hand_end_is_announced(name, options, what):
+    seats = len(load(name).raw_env(**options).possible_agents)
+    session = GameSession(name, options, seed=5, agents=["random"] * seats)
+    seen: list[tuple[int, str]] = []
+
+    def note(s: GameSession) -> None:
+        if s.notice and (not seen or seen[-1][0] != s.notice["at"]):
+            seen.append((s.notice["at"], s.notice["text"]))
+            assert s.notice["at"] == len(s.log) - 1  # announced with the move that ended it
+
+    play_out(session, np.random.default_rng(0), note)
+    state = session.env.game_state()
+    if name == "jaipur_v0":
+        ends = len(state.history)
+        for (_, text), result in zip(seen, state.history):
+            assert f"rupees P0 {result.rupees[0]} · P1 {result.rupees[1]}" in text
+            assert (f"P{result.seal} wins the round" in text) if result.seal >= 0 else ("no seal" in text)
+    elif name == "red7_v0":
+        finished = session.over and not session.view()["truncated"]
+        ends = state.round_number if finished else state.round_number - 1
+    else:
+        ends = state.hand_number if state.hand_over else state.hand_number - 1
+    assert ends >= 2 and len(seen) == ends
+    assert [text.split(" over")[0] for _, text in seen] == [f"{what} {k}" for k in range(1, ends + 1)]
+    if name in ("haggis_v0", "gongzhu_v0"):  # the last hand's message carries the final totals
+        assert seen[-1][1].endswith("totals " + " · ".join(f"P{s} {v}" for s, v in enumerate(state.totals)))
+
+
+def test_a_finished_gongzhu_trick_stays_until_the_next_lead():
+    from cardgames_env.envs.gongzhu.rules import parse_move
+
+    session = GameSession("gongzhu_v0", {"game_end": -200, "max_steps": 400}, seed=2, agents=["random"] * 4)
+    checked = 0
+
+    def check(s: GameSession) -> None:
+        nonlocal checked
+        trick = next(z for z in s.view()["zones"] if z["id"] == "trick")
+        played = len(s.log) % 4
+        if played == 0:  # a trick just ended: its four cards, in play order, until the next lead
+            assert trick["label"] == "Last trick" and trick.get("done") and len(trick["cards"]) == 4
+            shown = [parse_move("play " + c["code"]).card for c in trick["cards"]]
+            assert shown == [parse_move(e["move"]).card for e in s.log[-4:]]
+            checked += 1
+        else:
+            assert trick["label"] == "Trick" and len(trick["cards"]) == played
+
+    play_out(session, np.random.default_rng(1), check)
+    assert checked >= 13
+
+
+def test_the_red7_canvas_shows_the_card_that_set_the_rule_first():
+    from cardgames_env.envs.red7.cards import COLOURS
+
+    session = GameSession("red7_v0", {"num_players": 3}, seed=4, agents=["random"] * 3)
+    checked = 0
+
+    def check(s: GameSession) -> None:
+        nonlocal checked
+        state = s.env.game_state()
+        words = s.log[-1]["move"].split()
+        canvas = next(z for z in s.view()["zones"] if z["id"] == "canvas")
+        if ("discard" in words or "canvas" in words) and not s.over:
+            placed = words[-1]  # the move's card that went to the canvas
+            assert canvas["cards"][0]["code"] == placed and canvas["cards"][0].get("top")
+            assert placed[0] == COLOURS[state.rule] and f"set by {placed}" in canvas["note"]
+            checked += 1
+        assert all(c["label"] == c["code"] and c["label"][0] in COLOURS for c in canvas["cards"])
+
+    play_out(session, np.random.default_rng(2), check)
+    assert checked >= 1
+
+
+@pytest.mark.parametrize("name,options", [
+    ("jaipur_v0", {}), ("red7_v0", {}), ("red7_v0", {"advanced": True}), ("haggis_v0", {"target_score": 50}),
+    ("gongzhu_v0", {}), ("haggle_v0", {}),
+])
+def test_the_end_names_the_seats_with_the_best_points(name, options):
+    for seed in range(3):
+        n = len(load(name).raw_env(**options).possible_agents)
+        session = GameSession(name, options, seed=seed, agents=["random"] * n)
+        play_out(session, np.random.default_rng(seed))
+        view = session.view()
+        if view["truncated"]:
+            assert view["result"].startswith("Cut off")
+            continue
+        points = session.env.rules.points(session.env.game_state())
+        points = [float("-inf") if p is None else p for p in points]
+        best = [s for s, p in enumerate(points) if p == max(points)]
+        if len(best) == n and name != "gongzhu_v0":
+            assert view["result"] == "A draw: nobody wins"
+        elif len(best) == 1:
+            assert view["result"] == f"P{best[0]} wins"
+        else:
+            assert view["result"] == " and ".join(f"P{s}" for s in best) + " share the win"

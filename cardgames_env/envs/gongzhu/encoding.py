@@ -11,13 +11,13 @@ import functools
 import numpy as np
 
 from cardgames_env.core.actions import ActionTable
-from cardgames_env.core.cards import mask_to_array, mask_to_float32
+from cardgames_env.core.cards import FRENCH_RANKS, mask_to_array, mask_to_float32
 from cardgames_env.core.game import Encoding
 from cardgames_env.core.observation import ObservationLayout
 from cardgames_env.core.render import seat_label
 
 from . import rules
-from .cards import NOTATION, NUM_PLAYERS, SUIT_MASKS, card_str, notation_of, pretty
+from .cards import NOTATION, NUM_PLAYERS, POINT_CARD_IDS, SUIT_MASKS, card_str, notation_of
 from .rules import Config, Play, State
 
 ACTIONS = ActionTable([("play", 52, "play card id i = suit × 13 + rank (suits ♣♦♥♠, ranks 2..A)")])
@@ -132,12 +132,28 @@ class GongZhuEncoding(Encoding):
         """Hands (the viewer's only, when given), the trick, captured point cards and scores."""
         return render_state(state, viewer)
 
+    def legend(self) -> str:
+        """The card notation (``T`` is the ten) and the captured point cards' symbols."""
+        return LEGEND
+
+
+LEGEND = (
+    "cards: rank then suit (C D H S), T = 10: TD is the ten of diamonds (10D reads too); "
+    "captured: hearts by rank, " + ", ".join(
+        f"{symbol} = {name} ({card_str(card)})"
+        for symbol, name, card in zip(NOTATION[13:], ("pig", "goat", "transformer"), POINT_CARD_IDS[13:])
+    )
+)
+"""What the terminal's Gong Zhu picture abbreviates: the move notation's cards and the
+captured point cards' symbols (:data:`~cardgames_env.envs.gongzhu.cards.NOTATION`)."""
+
 
 def _format_hand(mask: int) -> str:
+    """Return a hand by suit (♠ ♥ ♦ ♣), highest rank first, in the notation's ranks (``T`` = 10)."""
     parts = []
     for suit in (3, 2, 1, 0):
         cards = [c for c in range(52) if mask >> c & 1 and c // 13 == suit]
-        ranks = " ".join(pretty(c)[1:] for c in sorted(cards, reverse=True))
+        ranks = " ".join(FRENCH_RANKS[c % 13] for c in sorted(cards, reverse=True))
         parts.append(f"{'♣♦♥♠'[suit]} {ranks or '-'}")
     return "  ".join(parts)
 
@@ -155,7 +171,7 @@ def render_state(state: State, viewer: int | None) -> str:
             lines.append(f"  {label} {state.hands[seat].bit_count()} cards")
     if state.trick:
         played = "  ".join(
-            f"P{(state.leader + i) % NUM_PLAYERS} {pretty(c)}" for i, c in enumerate(state.trick)
+            f"P{(state.leader + i) % NUM_PLAYERS} {card_str(c)}" for i, c in enumerate(state.trick)
         )
         lines.append(f"  trick:    {played}")
     else:

@@ -37,6 +37,11 @@ is the rules ``State`` and ``set_game_state(state)`` starts from any position. `
 (default: the rules' bound, 52 steps for one hand, never reached early; 20,000 with
 ``game_end``) truncates an episode; ``reset()`` takes no variant options. See
 ``docs/envs/gongzhu.md``, "Global state, positions and turn limit".
+
+**Version history.** A behaviour change (one that alters a golden playthrough) bumps the
+version; a refactor never does. ``gongzhu_v0``: the initial version: four-player Gong Zhu, one
+hand per episode (a whole game with ``game_end``), Discrete(52) actions, 568 observation
+entries, own hand points / 100 at the end of each hand.
 """
 
 from __future__ import annotations

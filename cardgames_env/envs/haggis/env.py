@@ -39,6 +39,11 @@ is the rules ``State`` and ``set_game_state(state)`` starts from any position. `
 (default: 20,000 steps, as a game to ``target_score`` has no fixed length) truncates an
 episode; ``reset()`` takes no variant options. See ``docs/envs/haggis.md``, "Global state,
 positions and turn limit".
+
+**Version history.** A behaviour change (one that alters a golden playthrough) bumps the
+version; a refactor never does. ``haggis_v0``: the initial version: two-player Haggis to
+``target_score`` (default 350), Discrete(45) actions, 287 observation entries, +1/-1 at the end
+of the game (or hand points / 100 with ``reward="points"``).
 """
 
 from __future__ import annotations

@@ -7,10 +7,10 @@ replaces the free, timed haggling with a turn-based protocol (rules reference se
 
 | Import             | `from cardgames_env import haggle_v0`                      |
 |--------------------|------------------------------------------------------------|
-| Actions            | Discrete(156) for 4 players (`num_players=2..8`: 153 + N)  |
+| Actions            | Discrete(156) for 4 players (`num_players=2..8`: 152 + N)  |
 | Parallel API       | No                                                         |
 | Agents             | `agents = ['player_0', ..., 'player_{N-1}']` (default N = 4) |
-| Observation shape  | (176,) float32 for 4 players + action_mask int8            |
+| Observation shape  | (181,) float32 for 4 players + action_mask int8            |
 | Reward             | at the end: (own score - mean of the others) / 10          |
 
 **Protocol.** ``trading_rounds`` rounds (default 5); in each, seats 0..N-1 in turn propose.
@@ -49,6 +49,11 @@ is the rules ``State`` and ``set_game_state(state)`` starts from any position. `
 (default: the rules' bound, ``trading_rounds`` × players × 5 plus the submission phase: 100
 by default, never reached early) truncates an episode; ``reset()`` takes no variant options.
 See ``docs/envs/haggle.md``, "Global state, positions and turn limit".
+
+**Version history.** A behaviour change (one that alters a golden playthrough) bumps the
+version; a refactor never does. ``haggle_v0``: the initial version: Haggle for 2-8 players in
+the turn-based trading protocol, Discrete(152 + players) actions, 181 observation entries for 4
+players, (own score - mean of the others) / 10 at the end.
 """
 
 from __future__ import annotations

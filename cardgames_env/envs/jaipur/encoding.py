@@ -381,6 +381,10 @@ class JaipurEncoding(Encoding):
         """Market, tokens, both players (the opponent's hand hidden when ``viewer`` is given)."""
         return render_state(state, viewer)
 
+    def legend(self) -> str:
+        """The two-letter card labels of the picture, with the names moves use."""
+        return "cards: " + ", ".join(f"{short} {name}" for short, name in zip(SHORT, NAMES))
+
 
 def _format_hand(card_counts: tuple[int, ...]) -> str:
     return " ".join(SHORT[k] for k in range(NUM_GOODS) for _ in range(card_counts[k])) or "-"

@@ -50,6 +50,11 @@ is the rules ``State`` and ``set_game_state(state)`` starts from any position. `
 (default: 20,000 steps, as the rules alone have no bound: exchanges draw no cards) truncates
 an episode; ``reset()`` takes no variant options. See ``docs/envs/jaipur.md``, "Global
 state, positions and turn limit".
+
+**Version history.** A behaviour change (one that alters a golden playthrough) bumps the
+version; a refactor never does. ``jaipur_v0``: the initial version: two-player Jaipur to two
+Seals of Excellence, Discrete(25505) actions (flat exchange table) or Discrete(63) with
+``exchange_encoding="substeps"``, 123 observation entries, +1/-1/0 at the end of the game.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from cardgames_env.core.observation import ObservationLayout
 from cardgames_env.core.render import seat_label
 
 from . import rules
-from .cards import COLOUR_MASKS, COLOURS, NUM_CARDS, mask_str
+from .cards import COLOUR_MASKS, COLOUR_NAMES, COLOURS, NUM_CARDS, mask_str
 from .rules import (
     MAIN,
     PLAYING,
@@ -357,6 +357,11 @@ class Red7Encoding(Encoding):
     def render(self, state: State, viewer: int | None) -> str:
         """Palettes, the rule, the canvas and hands (the viewer's only, when given)."""
         return render_state(state, viewer)
+
+    def legend(self) -> str:
+        """The card notation: colour letter and number, the colours from the highest."""
+        colours = ", ".join(f"{letter} {name}" for letter, name in zip(COLOURS, COLOUR_NAMES))
+        return f"cards: colour letter then number (R7 is the red 7); colours, highest first: {colours}"
 
 
 def main_mask_actions(state: State) -> list[int]:

@@ -11,7 +11,7 @@ player standing wins.
 | Actions            | Discrete(2599)                                               |
 | Parallel API       | No                                                           |
 | Agents             | `agents = ['player_0', 'player_1']` (`num_players=2..4`)     |
-| Observation shape  | (624,) float32 for 2 players (+ 109 per extra player) + action_mask (2599,) int8 |
+| Observation shape  | (513,) float32 for 2 players (+ 103 per extra player) + action_mask (2599,) int8 |
 | Reward             | +1 to the winner, -1 to each other player when out or at the end |
 
 **Actions.** ``play`` card i (0-48), ``discard`` card i, ``play_discard`` (card i to the
@@ -44,6 +44,12 @@ cards and the unseen cards of eliminated hands); ``game_state()`` is the rules `
 in the basic game, (7 + 1) × players − 1 steps, never reached early; 20,000 with
 ``advanced`` or ``action_rule``) truncates an episode; ``reset()`` takes no variant options.
 See ``docs/envs/red7.md``, "Global state, positions and turn limit".
+
+**Version history.** A behaviour change (one that alters a golden playthrough) bumps the
+version; a refactor never does. ``red7_v0``: the initial version: Red7 for 2-4 players (basic
+game, advanced scoring and the action rule as variants), Discrete(2599) actions, 513
+observation entries for 2 players (+103 per extra player), +1 to the winner and -1 to each
+other player.
 """
 
 from __future__ import annotations

@@ -2,8 +2,10 @@
 "use strict";
 
 const cg = {
-  meta: null, id: null, view: null, selection: [], playing: false, timer: null, viewer: "all",
+  meta: null, id: null, token: null, view: null, selection: [], playing: false, timer: null, viewer: "all",
   pending: 0,  // requests in flight
+  game: 0,     // which game is on screen: answers that left for an earlier one are dropped
+  dropped: 0,  // answers dropped because another game was opened meanwhile
 };
 window.cardgames = cg;  // for tests and the curious
 
@@ -19,19 +21,27 @@ const el = (tag, attrs = {}, ...children) => {
   return node;
 };
 const GAME_NAMES = { jaipur: "Jaipur", red7: "Red7", haggis: "Haggis", gongzhu: "Gong Zhu", haggle: "Haggle" };
+// The game's secret stays in this tab (sessionStorage): it is never in the URL, so a copied
+// link or the history does not carry it; the id is in the URL fragment, so a reload keeps the game.
+const TOKEN_KEY = (id) => `cardgames-token-${id}`;
 
 async function api(method, path, body) {
   const init = { method, headers: {} };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
+  if (method !== "GET") {
+    init.body = JSON.stringify(body === undefined ? {} : body);
     init.headers["Content-Type"] = "application/json";
   }
+  if (cg.token && cg.id && path.startsWith(`/api/games/${cg.id}`)) init.headers["X-Game-Token"] = cg.token;
   cg.pending += 1;
   try {
     const response = await fetch(path, init);
     let data = null;
     try { data = await response.json(); } catch (e) { data = { error: `HTTP ${response.status}` }; }
-    if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+    if (!response.ok) {
+      const error = new Error(data.error || `HTTP ${response.status}`);
+      error.status = response.status;
+      throw error;
+    }
     return data;
   } finally {
     // callers render the answer in the same task, before anything reads pending === 0
@@ -39,7 +49,22 @@ async function api(method, path, body) {
   }
 }
 
-function showError(message) { $("error").textContent = message || ""; if (message) $("game-error")?.remove(); }
+// A request made for the game now on screen; its answer (or error) is dropped when another
+// game has been opened since.
+async function gameRequest(method, path, body) {
+  const game = cg.game;
+  try {
+    const data = await api(method, path, body);
+    return game === cg.game ? data : dropped();
+  } catch (error) {
+    if (game !== cg.game) return dropped();
+    throw error;
+  }
+}
+function dropped() { cg.dropped += 1; return null; }
+
+function showError(message) { $("error").textContent = message || ""; }
+function gameError(message) { $("game-error").textContent = message || ""; }
 
 // -- setup ---------------------------------------------------------------------------------
 function envMeta() { return cg.meta.envs.find((e) => e.env === $("env").value); }
@@ -71,18 +96,27 @@ function seatCount() {
   return Number.isInteger(n) && n >= 2 && n <= 8 ? n : envMeta().players;
 }
 
+function agentChoices() {
+  // the operator's models are offered for the env they were trained for
+  const env = envMeta().env;
+  const foreign = new Set(cg.meta.models.filter((m) => m.env !== env).map((m) => m.name));
+  return cg.meta.agents.filter((name) => !foreign.has(name));
+}
+
 function buildSeats() {
   const seats = $("seats");
   const count = seatCount();
   if (seats.dataset.env === envMeta().env && seats.children.length === count) return;  // keep the choices
   seats.dataset.env = envMeta().env;
   seats.replaceChildren();
+  const choices = agentChoices();
   for (let seat = 0; seat < count; seat++) {
     const select = el("select", { id: `agent-${seat}` });
-    for (const kind of cg.meta.agents) select.append(el("option", { value: kind }, kind));
-    select.append(el("option", { value: "other" }, "other (model path, agent name…)"));
-    select.value = seat === 0 ? "human" : (cg.meta.agents.includes("heuristic") ? "heuristic" : "random");
-    const other = el("input", { id: `agent-other-${seat}`, class: "hidden", placeholder: "runs/jaipur or search:…" });
+    for (const kind of choices) select.append(el("option", { value: kind }, kind));
+    select.append(el("option", { value: "other" }, "search with options…"));
+    select.value = seat === 0 ? "human" : (choices.includes("heuristic") ? "heuristic" : "random");
+    const other = el("input", { id: `agent-other-${seat}`, class: "hidden",
+      placeholder: `search:iterations=200 (at most ${cg.meta.search.max_time} s a move)` });
     select.addEventListener("change", () => other.classList.toggle("hidden", select.value !== "other"));
     seats.append(el("label", {}, `Seat P${seat} `, select, " ", other));
   }
@@ -103,8 +137,16 @@ function readOptions() {
   return options;
 }
 
+function leaveGame() {
+  // whatever was asked for the game on screen is answered into the void from now on
+  cg.game += 1;
+  stopPlaying();
+}
+
 async function startGame() {
   showError("");
+  leaveGame();
+  const game = cg.game;
   const env = envMeta();
   const agents = [];
   for (let seat = 0; seat < seatCount(); seat++) {
@@ -116,24 +158,37 @@ async function startGame() {
   if (seed !== "") body.seed = Number(seed);
   try {
     const data = await api("POST", "/api/games", body);
-    openGame(data);
-  } catch (error) { showError(error.message); }
+    if (game === cg.game) openGame(data); else dropped();
+  } catch (error) { if (game === cg.game) failedToOpen(error); }
+}
+
+function failedToOpen(error) {
+  // the game on screen (if any) goes on: fetch it again, since its pending answer was dropped
+  showError(error.message);
+  if (cg.view) refresh();
 }
 
 async function openReplay() {
   showError("");
   const file = $("record-file").files[0];
   if (!file) { showError("choose a record file first"); return; }
+  leaveGame();
+  const game = cg.game;
   const text = await file.text();
   try {
     const data = await api("POST", "/api/replays", { record: text, game: Number($("record-game").value || 1) });
-    openGame(data);
-  } catch (error) { showError(error.message); }
+    if (game === cg.game) openGame(data); else dropped();
+  } catch (error) { if (game === cg.game) failedToOpen(error); }
 }
 
 function openGame(data) {
-  stopPlaying();
+  leaveGame();
   cg.id = data.id;
+  if (data.token) {
+    cg.token = data.token;
+    sessionStorage.setItem(TOKEN_KEY(data.id), data.token);
+  }
+  history.replaceState(null, "", `#game=${encodeURIComponent(data.id)}`);
   cg.viewer = "all";
   $("game").classList.remove("hidden");
   $("log-panel").classList.remove("hidden");
@@ -141,18 +196,40 @@ function openGame(data) {
   viewer.replaceChildren(el("option", { value: "all" }, "all cards (spectator)"));
   for (let seat = 0; seat < data.view.players; seat++) viewer.append(el("option", { value: String(seat) }, `as P${seat}`));
   viewer.value = "all";
+  gameError("");
   show(data.view);
+}
+
+async function resumeGame(id) {
+  // a reload: the id from the URL fragment, the secret from this tab's storage
+  cg.id = id;
+  cg.token = sessionStorage.getItem(TOKEN_KEY(id));
+  try {
+    const data = await api("GET", `/api/games/${encodeURIComponent(id)}`);
+    openGame(data);
+    if (!cg.token && data.view.human === null) {
+      gameError("this tab does not hold the game's token: you can watch it but not step it");
+    }
+  } catch (error) {
+    cg.id = null;
+    cg.token = null;
+    history.replaceState(null, "", location.pathname);
+    showError(error.status === 403 ? "this game belongs to the tab that started it (its token is kept there)"
+      : `the game in the link is gone: ${error.message}`);
+  }
 }
 
 // -- the game ------------------------------------------------------------------------------
 function viewerQuery() { return cg.view && cg.view.human === null && cg.viewer !== "all" ? `?viewer=${cg.viewer}` : ""; }
+
+function gameLength(view) { return view.log_start + view.log.length; }
 
 function show(view) {
   cg.view = view;
   cg.selection = [];
   const game = GAME_NAMES[view.game] || view.game;
   let status;
-  if (view.over) status = `${game} — game over${view.truncated ? " (turn limit)" : ""}`;
+  if (view.over) status = `${game} — game over: ${view.result}`;
   else if (view.human !== null && view.to_move === view.human) status = `${game} — your turn (P${view.human})`;
   else status = `${game} — P${view.to_move} (${view.agents[view.to_move]}) to move`;
   $("status").textContent = status;
@@ -168,6 +245,10 @@ function show(view) {
   if (view.replay) mode.textContent += `  Replay: move ${view.replay.index} of ${view.replay.total}.`;
   if (view.seed !== null) mode.textContent += `  Seed ${view.seed}.`;
   $("watch").classList.toggle("hidden", view.human !== null);
+  const finished = view.over || (view.replay !== null && view.replay.index >= view.replay.total);
+  $("step").disabled = finished;
+  $("play").disabled = finished;
+  renderNotice(view);
   renderTable(view);
   renderInfo(view);
   renderLog(view);
@@ -182,10 +263,20 @@ function show(view) {
   scheduleAgents();
 }
 
+function renderNotice(view) {
+  // the end of a round or hand stays up for a round of turns after it
+  const notice = $("notice");
+  const recent = view.notice && gameLength(view) - view.notice.at <= view.players;
+  notice.textContent = recent ? view.notice.text : "";
+  notice.classList.toggle("hidden", !recent);
+}
+
 function cardNode(card, zoneId, index) {
   const wide = card.label.length > 3;
-  return el("div", { class: `card k-${card.kind}${wide ? " wide" : ""}`, title: card.code,
+  const node = el("div", { class: `card k-${card.kind}${wide ? " wide" : ""}${card.top ? " top" : ""}`,
+    title: card.top ? `${card.code}: sets the rule` : card.code,
     "data-zone": zoneId, "data-code": card.code, "data-index": String(index) }, card.label);
+  return node;
 }
 
 function renderTable(view) {
@@ -204,6 +295,7 @@ function renderTable(view) {
       el("div", { class: "zone-label" }, zone.label), cards);
     if (zone.owner !== null && zone.owner === view.viewer) row.classList.add("mine");
     if (zone.owner !== null && zone.owner === view.to_move) row.classList.add("to-move");
+    if (zone.done) row.classList.add("done");
     if (zone.note) row.append(el("div", { class: "zone-note" }, zone.note));
     table.append(row);
   }
@@ -217,11 +309,14 @@ function renderInfo(view) {
 }
 
 function renderLog(view) {
+  // one numbered item per move; what a move brought about (a trick taken, a round over) inside it
   const log = $("log");
   log.replaceChildren();
+  log.start = view.log_start + 1;
   for (const entry of view.log) {
-    log.append(el("li", {}, `P${entry.seat}: ${entry.move}`));
-    if (entry.event) log.append(el("li", { class: "event" }, entry.event.trim()));
+    const item = el("li", { title: entry.move }, `P${entry.seat}: ${entry.label}`);
+    if (entry.event) item.append(el("div", { class: "event" }, entry.event.trim()));
+    log.append(item);
   }
   log.scrollTop = log.scrollHeight;
 }
@@ -238,7 +333,7 @@ function renderScores(view) {
     for (const value of values) row.append(el("td", {}, value === null ? "—" : String(value)));
     table.append(row);
   }
-  box.append(el("h3", {}, "Final scores"), table);
+  box.append(el("h3", { id: "result" }, `Final scores — ${view.result}`), table);
 }
 
 // -- building a move by clicking -----------------------------------------------------------
@@ -318,7 +413,7 @@ function renderTurn() {
       : `${left.length} legal move${left.length === 1 ? "" : "s"}.`;
   }
   for (const move of shown) {
-    const button = el("button", { class: "move", "data-move": move.text }, move.text);
+    const button = el("button", { class: "move", "data-move": move.text, title: move.text }, move.label);
     button.addEventListener("click", () => sendMove(move.text));
     moves.append(button);
   }
@@ -326,15 +421,12 @@ function renderTurn() {
 
 async function sendMove(text) {
   try {
-    const data = await api("POST", `/api/games/${cg.id}/move`, { move: text });
+    const data = await gameRequest("POST", `/api/games/${cg.id}/move`, { move: text });
+    if (!data) return;
     $("typed-move").value = "";
+    gameError("");
     show(data.view);
-  } catch (error) { showError(error.message); alertInGame(error.message); }
-}
-
-function alertInGame(message) {
-  $("game-error")?.remove();
-  $("turn").prepend(el("p", { id: "game-error", class: "error" }, message));
+  } catch (error) { gameError(error.message); }
 }
 
 // -- agents' moves: automatic in a human game, step / play in a watched one ----------------
@@ -353,9 +445,11 @@ function scheduleAgents() {
 
 async function stepOnce() {
   try {
-    const data = await api("POST", `/api/games/${cg.id}/step${viewerQuery()}`);
+    const data = await gameRequest("POST", `/api/games/${cg.id}/step${viewerQuery()}`);
+    if (!data) return;
+    gameError("");
     show(data.view);
-  } catch (error) { stopPlaying(); showError(error.message); }
+  } catch (error) { stopPlaying(); gameError(error.message); }
 }
 
 function stopPlaying() {
@@ -365,8 +459,10 @@ function stopPlaying() {
 }
 
 async function refresh() {
-  const data = await api("GET", `/api/games/${cg.id}${viewerQuery()}`);
-  show(data.view);
+  try {
+    const data = await gameRequest("GET", `/api/games/${cg.id}${viewerQuery()}`);
+    if (data) show(data.view);
+  } catch (error) { gameError(error.message); }
 }
 
 // -- start ---------------------------------------------------------------------------------
@@ -393,6 +489,8 @@ async function init() {
     const text = $("typed-move").value.trim();
     if (text) sendMove(text);
   });
+  const linked = /^#game=([A-Za-z0-9]+)$/.exec(location.hash);
+  if (linked) await resumeGame(linked[1]);
   document.body.dataset.ready = "1";
 }
 
