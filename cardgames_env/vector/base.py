@@ -38,7 +38,7 @@ Contract of the outputs (``docs/vector.md``):
 Deals are sampled inside the engine from one random stream per slot (:mod:`._rng`), so a
 slot's games do not depend on how slots are scheduled across threads. Every per-slot array
 starts on a cache line and chunk edges fall on multiples of 64 slots, so threads never write
-to the same cache line; the actions are checked on the same chunks as the step.
+to the same cache line.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
-from numba import njit, prange
+from numba import njit
 
 from cardgames_env.core.aec import CardGameEnv, resolve_max_steps
 from cardgames_env.core.game import GameInfo, config_from_kwargs
@@ -188,17 +188,17 @@ class KernelChooser:
 
 
 @njit(cache=True)
-def _check_block(
-    lo: int, hi: int, actions: np.ndarray, moving: np.ndarray, mask: np.ndarray, out: np.ndarray,
-    bad: np.ndarray,
-) -> None:
-    """Check slots ``lo..hi-1``: copy each moving slot's action into ``out`` (:data:`STAY` for
-    the others); ``bad[0]``/``bad[1]``: the first slot with an out-of-range / illegal action
-    (-1: none)."""
+def _check(actions: np.ndarray, moving: np.ndarray, mask: np.ndarray, out: np.ndarray) -> tuple[int, int]:
+    """Copy each moving slot's action into ``out`` (:data:`STAY` for the others); return the
+    first slot with an out-of-range action and the first with an illegal one (-1: none).
+
+    One pass on the calling thread: it reads one mask byte per slot (5-20 us for 4096 slots on
+    the development machine), less than waking the other threads for it would cost.
+    """
     size = mask.shape[1]
     out_of_range = -1
     illegal = -1
-    for i in range(lo, hi):
+    for i in range(mask.shape[0]):
         if not moving[i]:
             out[i] = STAY
             continue
@@ -209,40 +209,7 @@ def _check_block(
                 out_of_range = i
         elif illegal < 0 and not mask[i, action]:
             illegal = i
-    bad[0] = out_of_range
-    bad[1] = illegal
-
-
-@njit(cache=True)
-def _first_bad(bad: np.ndarray, chunks: int, column: int) -> int:
-    """The first slot of ``bad[:chunks, column]`` that is not -1 (chunks are in slot order)."""
-    for c in range(chunks):
-        if bad[c, column] >= 0:
-            return bad[c, column]
-    return -1
-
-
-@njit(cache=True)
-def _check_one_thread(
-    bounds: np.ndarray, actions: np.ndarray, moving: np.ndarray, mask: np.ndarray, out: np.ndarray,
-    bad: np.ndarray,
-) -> tuple[int, int]:
-    """Check every slot on the calling thread; return the first out-of-range and illegal slots."""
-    _check_block(0, mask.shape[0], actions, moving, mask, out, bad[0])
-    return _first_bad(bad, 1, 0), _first_bad(bad, 1, 1)
-
-
-@njit(cache=True, parallel=True)
-def _check_threads(
-    bounds: np.ndarray, actions: np.ndarray, moving: np.ndarray, mask: np.ndarray, out: np.ndarray,
-    bad: np.ndarray,
-) -> tuple[int, int]:
-    """Check every slot, chunk ``c`` of ``bounds`` on one thread (the rows that thread wrote
-    in the last step); return the first out-of-range and illegal slots."""
-    chunks = bounds.shape[0] - 1
-    for c in prange(chunks):
-        _check_block(bounds[c], bounds[c + 1], actions, moving, mask, out, bad[c])
-    return _first_bad(bad, chunks, 0), _first_bad(bad, chunks, 1)
+    return out_of_range, illegal
 
 
 def _check_seed(seed: Any) -> int | None:
@@ -312,7 +279,6 @@ class VectorEnv:
         self._actions = aligned_zeros(n, np.int64)
         self._everyone = np.ones(n, dtype=np.bool_)
         self._bounds: dict[int, np.ndarray] = {}
-        self._bad = np.zeros((0, 8), dtype=np.int64)
         self._setup()
         self._has_reset = False
         self.reset(seed)
@@ -336,8 +302,6 @@ class VectorEnv:
         bounds = self._bounds.get(threads)
         if bounds is None:
             bounds = self._bounds[threads] = chunk_bounds(self.num_envs, threads)
-            if self._bad.shape[0] < len(bounds) - 1:
-                self._bad = aligned_zeros((len(bounds) - 1, 8), np.int64)  # a cache line per chunk
         return bounds
 
     def _step(self, actions: np.ndarray) -> None:
@@ -431,7 +395,7 @@ class VectorEnv:
 
     def _checked(self, actions: Any, active: Any) -> np.ndarray:
         """:meth:`check_actions` into the engine's own action buffer (overwritten by the next
-        check), checked by a compiled kernel on the step's chunks."""
+        check), checked by a compiled pass over the slots."""
         n = self.num_envs
         if active is None:
             moving = self._everyone
@@ -448,9 +412,7 @@ class VectorEnv:
             raise ValueError(f"actions must have shape ({n},), got {array.shape}")
         if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
             raise ValueError(f"actions must be integers, got dtype {array.dtype}")
-        bounds = self.chunks()
-        check = _check_threads if len(bounds) > 2 and self.chooser.parallel else _check_one_thread
-        out_of_range, illegal = check(bounds, array, moving, self.mask, self._actions, self._bad)
+        out_of_range, illegal = _check(array, moving, self.mask, self._actions)
         if out_of_range >= 0:
             i = out_of_range
             raise ValueError(f"slot {i}: action {int(array[i])} is out of range 0..{self.action_size - 1}")

@@ -195,9 +195,9 @@ def test_any_split_into_chunks_plays_the_same_games(name: str) -> None:
                 assert np.array_equal(getattr(engines[0], field), getattr(vec, field)), (step, bounds, field)
 
 
-def test_threaded_check_names_the_first_bad_slot_and_changes_nothing() -> None:
-    """With several chunks checked on threads, the error names the first out-of-range slot
-    (before any illegal one), else the first illegal slot, as the one-thread check does."""
+def test_check_names_the_first_bad_slot_and_changes_nothing() -> None:
+    """With bad actions in several chunks, on either kernel, the error names the first
+    out-of-range slot (before any illegal one), else the first illegal slot."""
     n = 300
     for parallel in (False, True):
         vec = vector.make(ENGINES[0], num_envs=n, seed=1)
