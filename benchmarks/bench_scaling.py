@@ -18,6 +18,10 @@ on a machine busier than its cores). Figures are wall-clock slot-steps per secon
 of ``--rounds`` interleaved rounds (every subject once per round, so a disturbance from other
 work spreads over all of them).
 
+The header names the OpenMP workers' wait (see ``docs/vector.md``): by default they spin for
+about 30 us after each parallel region; on a machine of your own, ``OMP_WAIT_POLICY=ACTIVE``
+keeps them spinning.
+
 **More sections.** The table is built from :data:`SECTIONS`: a title and a function that
 measures its rows. The learners' rows (DMC and PPO at the default and the large ``N``, on the
 CPU and on the GPU where there is one) are another such section, appended there.
@@ -193,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     after = os.getloadavg()
     print(f"\n# Scaling: 1 thread against {args.threads} ({time.strftime('%Y-%m-%d')})\n")
     print(f"Machine: {machine()}; Numba may use {max_kernel_threads()} threads; "
-          f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}. Load average (1 min) "
+          f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')}, "
+          f"GOMP_SPINCOUNT={os.environ.get('GOMP_SPINCOUNT', '(unset)')}. Load average (1 min) "
           f"{before[0]:.2f} before, {after[0]:.2f} after; {time.perf_counter() - start:.0f} s in all. "
           f"Median of {args.rounds} interleaved rounds x {args.seconds:g} s; wall-clock slot-steps per "
           "second of random legal play (sampler and step).\n")

@@ -241,3 +241,23 @@ def test_kernel_chooser_keeps_the_faster_kernel(threaded_seconds: float, expecte
     assert calls == ["threads" if expected else "one"]
     small = vector.make(ENGINES[0], num_envs=vector.base.PARALLEL_MIN_ENVS - 1, seed=0)
     assert not small.chooser.enabled and not small.parallel, "small batches stay on one thread"
+
+
+@pytest.mark.parametrize(
+    "preset, expected",
+    [({}, ("PASSIVE", "1000")), ({"OMP_WAIT_POLICY": "ACTIVE"}, ("ACTIVE", None)),
+     ({"GOMP_SPINCOUNT": "50"}, ("PASSIVE", "50"))],
+)
+def test_import_sets_a_short_openmp_spin_unless_a_policy_is_set(preset: dict, expected: tuple) -> None:
+    """Importing the engines sets the OpenMP workers' wait (a short spin, then sleep) before the
+    runtime loads, and leaves a wait policy or spin count given in the environment alone."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    script = ("import os, cardgames_env.vector; "
+              "print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))")
+    out = subprocess.run([sys.executable, "-c", script], env={**env, **preset}, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert tuple(None if v == "None" else v for v in out) == expected
