@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from bench_vector import machine, parse_subject, random_legal_rows
+from bench_vector import add_run_arguments, check_run_arguments, machine, parse_subject, random_legal_rows
 from numba import njit, prange
 
 from cardgames_env.core.threads import kernel_threads, max_kernel_threads, set_kernel_threads
@@ -155,11 +155,7 @@ def print_table(title: str, rows: list[Row], sizes: list[int], threads: int) -> 
 def main(argv: list[str] | None = None) -> int:
     """Measure the chosen sections and print the scaling table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=1.5, help="duration of each measurement")
-    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median kept)")
-    parser.add_argument("--games", nargs="+", default=list(ENGINE_SUBJECTS),
-                        help="engines, each optionally with options: 'red7_v0[num_players=4]'")
-    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="comma-separated slot counts")
+    add_run_arguments(parser, 1.5, ENGINE_SUBJECTS, SIZES)
     parser.add_argument("--threads", type=int, default=max_kernel_threads(),
                         help="threads of the many-thread column (default: all Numba may use)")
     parser.add_argument("--sections", nargs="+", default=[s.title for s in SECTIONS],
@@ -168,12 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.quick:
         args.seconds, args.rounds = 0.3, 1
-    try:
-        args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    except ValueError:
-        parser.error(f"--sizes must be comma-separated integers, got {args.sizes!r}")
-    if args.seconds <= 0 or args.rounds < 1 or not args.sizes or min(args.sizes) < 1:
-        parser.error("--seconds must be > 0, --rounds >= 1 and every size >= 1")
+    args.sizes = check_run_arguments(parser, args)
     if not 1 <= args.threads <= max_kernel_threads():
         parser.error(f"--threads must be in 1..{max_kernel_threads()} (NUMBA_NUM_THREADS)")
     for subject in args.games:
