@@ -1,8 +1,17 @@
-"""RLlib sampling throughput: envs per env runner, and one remote env runner against two.
+"""RLlib sampling throughput: the env runners on the batched engines against the multi-agent
+adapter, envs per env runner, and one remote env runner against two.
 
-Needs the ``rllib`` extra. Measures, in one run on one machine, with the PPO config of
-:func:`cardgames_env.integrations.rllib.build_config` (self-play, the masked module picking
-every move, 256x256 networks):
+Needs the ``rllib`` extra. Measures, in one run on one machine, with the PPO configs of
+:func:`cardgames_env.integrations.rllib.build_config` (256x256 networks):
+
+* ``engines`` (``--compare``) — a learner against heuristic seats, one env runner in this
+  process, on the multi-agent adapter (``engine="aec"``: RLlib's multi-agent runner steps
+  AEC envs, the frozen heuristic module picks the opponents' moves) and on the batched engine
+  (``engine="vector"``: the single-agent runner over the gymnasium vector env, the heuristic
+  deciding inside in batch), for each number of envs per runner: env steps (every decision,
+  learner and opponents) and the learner's decisions per wall second and per CPU second;
+
+and, in self-play (the masked module picking every move):
 
 * ``per runner`` — one env runner in this process (``MultiAgentEnvRunner.sample``) with
   1, 4, 8, 16... envs: env steps per wall second and per CPU second of this process
@@ -25,6 +34,7 @@ import argparse
 import os
 import platform
 import time
+from collections.abc import Callable
 from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -55,6 +65,54 @@ def per_runner(
               f"{sampled / cpu:6.0f} per CPU s ({sampled} steps, {seconds:.1f} s wall, {cpu:.1f} s CPU)",
               flush=True)
     return rows
+
+
+def engines(env: str, options: dict[str, Any], envs: list[int], steps: int, rounds: int) -> None:
+    """Env steps per second of one local env runner, a learner against heuristic seats, on the
+    multi-agent adapter and on the batched engine, side by side (best of ``rounds``)."""
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+    from cardgames_env.integrations.rllib import build_config
+
+    def measure(runner: Any, count: Callable[[Any, Any], tuple[int, int]]) -> tuple[float, ...]:
+        """Best (env steps/s, per CPU s, learner decisions/s, per CPU s) over the rounds."""
+        runner.sample(num_timesteps=min(steps, 2000))  # warm-up: first episodes, torch, kernels
+        best: tuple[float, ...] = (0.0, 0.0, 0.0, 0.0)
+        for _ in range(rounds):
+            mark = getattr(runner.env.unwrapped, "env_steps", 0)
+            start, cpu = time.perf_counter(), time.process_time()
+            episodes = runner.sample(num_timesteps=steps)
+            seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+            learner, every = count(episodes, mark)
+            if every / seconds > best[0]:
+                best = (every / seconds, every / cpu, learner / seconds, learner / cpu)
+        runner.stop()
+        return best
+
+    def aec_count(episodes: Any, mark: Any) -> tuple[int, int]:
+        """The learner module's decisions and every decision of multi-agent episodes."""
+        learner = sum(len(e.agent_episodes[a]) for e in episodes for a in e.agent_episodes
+                      if e.module_for(a) == "learner")
+        return learner, sum(e.env_steps() for e in episodes)
+
+    print("| envs per runner | path | env steps per wall s (per CPU s) | learner decisions per wall s "
+          "(per CPU s) |\n|---|---|---:|---:|")
+    for n in envs:
+        aec = MultiAgentEnvRunner(config=build_config(env, options, setup="heuristic", engine="aec",
+                                                      envs_per_runner=n))
+        vector = SingleAgentEnvRunner(config=build_config(env, options, setup="heuristic", engine="vector",
+                                                          envs_per_runner=n))
+
+        def vector_count(episodes: Any, mark: int, vector: Any = vector) -> tuple[int, int]:
+            """The learner's decisions (the episodes' steps) and the engine's decision counter."""
+            return sum(e.env_steps() for e in episodes), vector.env.unwrapped.env_steps - mark
+
+        rows = {"multi-agent adapter (AEC)": measure(aec, aec_count),
+                "batched engine (CardGamesVectorEnv)": measure(vector, vector_count)}
+        for path, (every, every_cpu, learner, learner_cpu) in rows.items():
+            print(f"| {n} | {path} | {every:,.0f} ({every_cpu:,.0f}) | {learner:,.0f} ({learner_cpu:,.0f}) |",
+                  flush=True)
 
 
 def scale_out(env: str, options: dict[str, Any], envs: int, steps: int, rounds: int) -> tuple[float, float]:
@@ -96,6 +154,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=8000, help="env steps per measurement")
     parser.add_argument("--scale-envs", type=int, default=8, help="envs per runner in the scale-out test")
     parser.add_argument("--rounds", type=int, default=2, help="rounds of the scale-out test (best kept)")
+    parser.add_argument("--compare", default=None, metavar="N,N",
+                        help="envs per runner of the engines comparison (learner against heuristics)")
     parser.add_argument("--skip-per-runner", action="store_true")
     parser.add_argument("--skip-scale-out", action="store_true")
     args = parser.parse_args()
@@ -105,6 +165,8 @@ def main() -> None:
     options = dict(parse_option(o) for o in args.option)
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}; ray {ray.__version__}; env {args.env} {options}")
+    if args.compare:
+        engines(args.env, options, [int(x) for x in args.compare.split(",")], args.steps, args.rounds)
     if not args.skip_per_runner:
         per_runner(args.env, options, [int(x) for x in args.envs.split(",")], args.steps)
     if not args.skip_scale_out:

@@ -5,7 +5,8 @@ Usage::
     from cardgames_env import gongzhu_v0
     env = gongzhu_v0.env(render_mode="ansi")
 
-or, after ``import cardgames_env``, ``pettingzoo.make("aec", "cardgames/gongzhu_v0")``.
+or, after ``import cardgames_env``, ``pettingzoo.make("aec", "cardgames/gongzhu_v0")``; the
+learner's view of N batched games is ``gymnasium.make_vec("cardgames/gongzhu_v0", num_envs=N)``.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from .registry import ALL_ENVS, register
+from .registry import ALL_ENVS, register, register_gymnasium
 
 __version__ = "0.1.0"
 ENV_NAMES = ALL_ENVS
@@ -21,6 +22,10 @@ ENV_NAMES = ALL_ENVS
 try:
     register()
 except ImportError:  # pettingzoo missing: the rules engines and scorers still work
+    pass
+try:
+    register_gymnasium()
+except ImportError:  # gymnasium missing: likewise
     pass
 
 

@@ -1,4 +1,10 @@
-"""The list of finished envs and their PettingZoo registration as ``cardgames/<game>_v0``.
+"""The list of finished envs and their registrations as ``cardgames/<game>_v0``.
+
+PettingZoo: ``pettingzoo.make("aec", "cardgames/<env>")`` gives the AEC env. Gymnasium:
+``gymnasium.make_vec("cardgames/<env>", num_envs=N, opponents=...)`` gives the learner's view
+of ``N`` batched games (:class:`cardgames_env.wrappers.vector_env.CardGamesVectorEnv`, the
+``vector_entry_point``), and ``gymnasium.make("cardgames/<env>", opponents=...)`` one game
+(:class:`cardgames_env.wrappers.single_agent.SingleAgentEnv`).
 
 A new game joins the package (CLI, env test-suite, benchmarks, docs checks) by adding one
 line to ``_ENV_MODULES``.
@@ -45,3 +51,19 @@ def register() -> None:
             pettingzoo.spec("aec", env_id)  # registered already (re-import): keep it
         except Exception:
             pettingzoo.register("aec", env_id, entry_point=f"{module}:env")
+
+
+def register_gymnasium() -> None:
+    """Register every env with gymnasium: ``make_vec("cardgames/<name>", num_envs=N, ...)`` (the
+    batched vector env) and ``make("cardgames/<name>", ...)`` (one game)."""
+    import gymnasium
+
+    for name in _ENV_MODULES:
+        env_id = f"{NAMESPACE}/{name}"
+        if env_id not in gymnasium.registry:  # registered already (re-import): keep it
+            gymnasium.register(
+                env_id,
+                entry_point="cardgames_env.wrappers.single_agent:SingleAgentEnv",
+                vector_entry_point="cardgames_env.wrappers.vector_env:make_vector_env",
+                kwargs={"env": name},
+            )

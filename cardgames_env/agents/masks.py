@@ -22,9 +22,10 @@ def legal_actions(action_mask: np.ndarray) -> np.ndarray:
 
 
 def legal_rows(masks: np.ndarray) -> np.ndarray:
-    """Return a batch of action masks (rows) as booleans; raises ``ValueError`` when a row
-    allows nothing (what every batched player checks before it picks)."""
-    legal = np.asarray(masks).astype(bool)
+    """Return a batch of action masks (rows) as booleans (``masks`` itself when it is a bool
+    array: callers must not write to the result); raises ``ValueError`` when a row allows
+    nothing (what every batched player checks before it picks)."""
+    legal = np.asarray(masks, dtype=bool)
     if not legal.any(axis=1).all():
         raise ValueError("every row of masks needs a legal action")
     return legal

@@ -381,6 +381,21 @@ class PretrainedAgent:
         self._plan: list[int] = []
         self._plan_state: Any = None
 
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Return the policy's action for every row (one pass of :class:`NumpyPolicy`), when it
+        plays the env's own encoding (a batched engine's slots).
+
+        Raises:
+            ValueError: when the agent translates another encoding (it reads the env's state:
+                :class:`~cardgames_env.agents.batch.StateBatch` plays it in batch), or a row
+                of ``masks`` allows nothing.
+        """
+        if self.env is not None:
+            raise ValueError("this pretrained agent translates another encoding: it reads the env's state")
+        return self.policy.act_batch(observations, masks, keys)
+
     @staticmethod
     def _training_encoding(raw: Any, trained: dict[str, Any], current: dict[str, Any]) -> Any:
         """Return the encoding the policy was trained on, for an env whose options differ only there.

@@ -1,7 +1,15 @@
-"""Ray RLlib (new API stack): a multi-agent env adapter and action-masking modules for every env.
+"""Ray RLlib (new API stack): env runners on the batched engines, a multi-agent env adapter and
+action-masking modules for every env.
 
-Install with ``pip install "cardgames-env[rllib]"``. Three pieces:
+Install with ``pip install "cardgames-env[rllib]"``. Four pieces:
 
+* the batched engines' gymnasium vector env: a learner against fixed opponents (``random``,
+  ``heuristic``...) runs RLlib's single-agent env runners on
+  ``gymnasium.make_vec("cardgames/<env>", ...)``
+  (:class:`cardgames_env.wrappers.vector_env.CardGamesVectorEnv`, ``NEXT_STEP`` autoreset as
+  the runners expect): every runner steps its ``num_envs_per_env_runner`` games in one batched
+  engine, the opponents decide inside in batch, and the learner's module sees only its own
+  decisions (:func:`build_config` with ``engine="vector"``, the default for those setups);
 * :class:`RLlibCardGameEnv` — an RLlib ``MultiAgentEnv`` over any registered AEC env,
   turn-based: each step returns the observation of the agent to move only, as
   ``{"observations": float32 vector, "action_mask": float32 0/1 vector}`` (the layout RLlib's
@@ -16,7 +24,9 @@ Install with ``pip install "cardgames-env[rllib]"``. Three pieces:
   it never picks an illegal action; :class:`RandomModule` and :class:`HeuristicModule` are
   frozen opponents (uniform over legal actions; the package's heuristic).
 * :func:`build_config` — a ``PPOConfig`` for one env in one of the two usual setups: one
-  shared policy for every seat (self-play) or a learner against frozen opponents.
+  shared policy for every seat (self-play, on the multi-agent adapter: the policy plays every
+  seat, which RLlib's multi-agent runners allow) or a learner against frozen opponents (on the
+  batched engines, or on the multi-agent adapter with ``engine="aec"``).
 
 ``cardgames train ENV --backend rllib`` runs :func:`train` (see ``docs/distributed.md``); the
 checkpoint folder it writes plays as an agent through
@@ -45,11 +55,17 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from cardgames_env.agents.base import make_agent
 from cardgames_env.agents.model import SIDECAR_FORMAT, env_signature
 from cardgames_env.agents.rllib_agent import SIDECAR
-from cardgames_env.registry import load
+from cardgames_env.registry import NAMESPACE, load
 
 SETUPS = ("selfplay", "random", "heuristic")
 """Policy setups of :func:`build_config`: one shared policy, or a learner against frozen
 random or heuristic opponents."""
+ENGINES = ("vector", "aec")
+"""Where :func:`build_config`'s env runners play: the batched engines' vector env (a learner
+against fixed opponents) or the AEC env through :class:`RLlibCardGameEnv` (every setup)."""
+OBSERVATION_KEYS = ("observation", "observations")
+"""The key of the plain observation in a masked Dict observation: the vector env's (and the
+AEC env's) ``observation``, or the multi-agent adapter's ``observations``."""
 
 
 def _masked_space(env: Any) -> gym.spaces.Dict:
@@ -162,13 +178,25 @@ class RLlibCardGameEnv(MultiAgentEnv):
         return observations, rewards, terminateds, truncateds, {}
 
 
+def _observation_key(spaces_or_batch: Mapping[str, Any]) -> str:
+    """The key of the plain observation (:data:`OBSERVATION_KEYS`).
+
+    Raises:
+        ValueError: when there is none, or no ``action_mask``.
+    """
+    for key in OBSERVATION_KEYS:
+        if key in spaces_or_batch and "action_mask" in spaces_or_batch:
+            return key
+    raise ValueError("the observation must be {'observation' (or 'observations'): ..., 'action_mask': ...}")
+
+
 def _split(batch: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
     """Return ``(mask, batch with the plain observations under OBS)``."""
     obs = batch[Columns.OBS]
     if not isinstance(obs, Mapping):
-        raise ValueError("the observation must be {'observations': ..., 'action_mask': ...}")
+        raise ValueError("the observation must be {'observation': ..., 'action_mask': ...}")
     batch = dict(batch)
-    batch[Columns.OBS] = obs["observations"]
+    batch[Columns.OBS] = obs[_observation_key(obs)]
     return obs["action_mask"], batch
 
 
@@ -182,13 +210,13 @@ class MaskedPPOModule(DefaultPPOTorchRLModule):
     """
 
     def __init__(self, *, observation_space: gym.Space | None = None, **kwargs: Any):
-        spaces = getattr(observation_space, "spaces", {})
-        if not isinstance(observation_space, gym.spaces.Dict) or "action_mask" not in spaces:
+        if not isinstance(observation_space, gym.spaces.Dict):
             raise ValueError(
-                "MaskedPPOModule needs a Dict observation space with 'observations' and 'action_mask'"
+                "MaskedPPOModule needs a Dict observation space with 'observation' and 'action_mask'"
             )
+        key = _observation_key(observation_space.spaces)
         self.masked_space = observation_space
-        super().__init__(observation_space=observation_space["observations"], **kwargs)
+        super().__init__(observation_space=observation_space[key], **kwargs)
 
     def setup(self) -> None:
         """Build the default networks for the plain observations, then expose the Dict space."""
@@ -233,7 +261,7 @@ class _FrozenModule(RLModule):
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         obs = batch[Columns.OBS]
-        observations = np.asarray(obs["observations"], dtype=np.float32)
+        observations = np.asarray(obs[_observation_key(obs)], dtype=np.float32)
         masks = np.asarray(obs["action_mask"]) > 0.5
         return {Columns.ACTIONS: self._choose(observations, masks)}
 
@@ -280,19 +308,33 @@ def build_config(
     epochs: int = 4,
     lr: float = 3e-4,
     seed: int = 0,
+    engine: str | None = None,
 ) -> PPOConfig:
     """Return a PPO config (new API stack) for ``env_name`` in the given policy setup.
 
-    ``selfplay``: one module ``shared`` plays every seat. ``random``/``heuristic``: module
-    ``learner`` plays one seat per episode (drawn from the episode id, so every seat over
-    time) and the frozen module ``opponent`` every other seat.
+    ``selfplay``: one module ``shared`` plays every seat (``engine="aec"``: the multi-agent
+    adapter). ``random``/``heuristic``: by default (``engine="vector"``) each env runner is
+    RLlib's single-agent runner on ``envs_per_runner`` batched games with those opponents
+    inside (the module ``default_policy`` makes the learner's decisions, its seat drawn per
+    game); with ``engine="aec"`` the multi-agent adapter, where module ``learner`` plays one
+    seat per episode (drawn from the episode id, so every seat over time) and the frozen
+    module ``opponent`` every other seat.
 
     Raises:
-        ValueError: for an unknown env, bad options or setup.
+        ValueError: for an unknown env, bad options, setup or engine, or self-play asked of the
+            vector engine.
     """
     if setup not in SETUPS:
         raise ValueError(f"setup must be one of {', '.join(SETUPS)}, got {setup!r}")
+    engine = engine or ("aec" if setup == "selfplay" else "vector")
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == "vector" and setup == "selfplay":
+        raise ValueError("self-play (one module in every seat) runs on the multi-agent adapter: engine='aec'")
     options = dict(options or {})
+    if engine == "vector":
+        return _vector_config(env_name, options, setup, num_env_runners, envs_per_runner, hidden,
+                              (train_batch, minibatch, epochs, lr), seed)
     probe = RLlibCardGameEnv({"env": env_name, "options": options})
     first = probe.possible_agents[0]
     space = _masked_space(probe.raw)
@@ -341,6 +383,71 @@ def build_config(
         )
         .debugging(seed=seed)
     )
+
+
+def _vector_config(
+    env_name: str, options: dict[str, Any], opponents: str, num_env_runners: int, envs_per_runner: int,
+    hidden: tuple[int, ...], training: tuple[int, int, int, float], seed: int,
+) -> PPOConfig:
+    """:func:`build_config` on the batched engines: single-agent env runners over
+    ``gymnasium.make_vec("cardgames/<env>")`` (the id names the module to import first, so
+    remote runners register the envs themselves)."""
+    probe = load(env_name).raw_env(**options)  # bad names and options fail here, in the driver
+    first = probe.possible_agents[0]
+    module = RLModuleSpec(
+        module_class=MaskedPPOModule,
+        observation_space=probe.observation_space(first),
+        action_space=probe.action_space(first),
+        model_config={"fcnet_hiddens": list(hidden), "vf_share_layers": False},
+    )
+    train_batch, minibatch, epochs, lr = training
+    env_config = {"opponents": opponents, "autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP.value,
+                  "info_mask": False}  # the module reads the mask in the observation
+    env_config.update(options)
+    return (
+        PPOConfig()
+        .environment(
+            env=f"cardgames_env:{NAMESPACE}/{probe.metadata['name']}", env_config=env_config,
+            disable_env_checking=True,
+        )
+        .env_runners(
+            num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner,
+            gym_env_vectorize_mode=gym.VectorizeMode.VECTOR_ENTRY_POINT,
+        )
+        .python_environment(
+            extra_python_environs_for_worker={"OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+        )
+        .callbacks(on_environment_created=one_torch_thread)
+        .rl_module(rl_module_spec=module)
+        .training(
+            train_batch_size_per_learner=train_batch, minibatch_size=minibatch, num_epochs=epochs, lr=lr
+        )
+        .debugging(seed=seed)
+    )
+
+
+def one_torch_thread(**kwargs: Any) -> None:
+    """RLlib callback after an env runner builds its env: torch back on one thread.
+
+    Starting Numba's OpenMP threads (a batched engine of 64 slots or more does) sets the
+    process's OpenMP thread count to Numba's, and torch, on the same OpenMP runtime, follows:
+    a sampling runner's forward passes on two threads of a busy 2-core machine ran 14 times
+    slower than on one.
+    """
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def trained_module_id(config: PPOConfig) -> str:
+    """The id of the module :func:`build_config`'s config trains (``shared``, ``learner`` or
+    RLlib's ``default_policy`` on the vector engine)."""
+    if not config.is_multi_agent:
+        from ray.rllib.core import DEFAULT_MODULE_ID
+
+        return str(DEFAULT_MODULE_ID)
+    trained: Any = config.policies_to_train or ()
+    return str(sorted(trained)[0])
 
 
 def train(
@@ -401,7 +508,7 @@ def train(
         seconds = time.perf_counter() - start
         checkpoint = out / "checkpoint"
         algo.save_to_path(str(checkpoint.resolve()))
-        module = "shared" if setup == "selfplay" else "learner"
+        module = trained_module_id(config)
         sidecar = {
             "format": SIDECAR_FORMAT, **env_signature(load(env_name).raw_env(**dict(options or {}))),
             "backend": "rllib", "module": module, "setup": setup, "iterations": iterations,

@@ -23,6 +23,10 @@ slot in order on the calling thread (its arrays :func:`~cardgames_env.core.threa
 both run the same per-slot code, so they play the same games. :class:`KernelChooser` picks
 the faster of the two by timing.
 
+A step that ends a slot's game first copies the finished game's state arrays (those that
+``_get_state`` reads, named by ``FINAL_ARRAYS``) into their ``final_*`` twins, so
+:meth:`VectorEnv.final_state` can return the position the game ended in.
+
 Contract of the outputs (``docs/vector.md``):
 
 * ``obs[i]`` is byte for byte the AEC env's ``observe(mover)["observation"]`` for the slot's
@@ -248,6 +252,9 @@ class VectorEnv:
 
     env_cls: ClassVar[type[CardGameEnv]]
     """The game's AEC env class (its ``rules`` and ``encoding_cls`` are the reference)."""
+    FINAL_ARRAYS: ClassVar[dict[str, str]] = {"slots": "final_slots"}
+    """Each state array ``_get_state`` reads -> the array where the step kernel copies a
+    slot's row when its game ends."""
 
     def __init__(self, num_envs: int, seed: int | None = 0, max_steps: int | None = None, **options: Any):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -451,6 +458,20 @@ class VectorEnv:
     def state(self, i: int) -> Any:
         """Return slot ``i`` as a rules ``State`` (at the start of its current move)."""
         return self._get_state(self._slot(i))
+
+    def final_state(self, i: int) -> Any:
+        """Return the rules ``State`` slot ``i``'s last finished game ended in: terminal, or
+        cut at the turn limit (valid from the step that set ``done[i]`` until the slot's next
+        game ends; ``step`` has already dealt the next game into the slot)."""
+        slot = self._slot(i)
+        live = {name: getattr(self, name)[slot].copy() for name in self.FINAL_ARRAYS}
+        try:
+            for name, final in self.FINAL_ARRAYS.items():
+                getattr(self, name)[slot] = getattr(self, final)[slot]
+            return self._get_state(slot)
+        finally:
+            for name, row in live.items():
+                getattr(self, name)[slot] = row
 
     def _slot(self, i: Any) -> int:
         """Check a slot index."""

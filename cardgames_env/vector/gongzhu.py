@@ -219,7 +219,7 @@ def _next_hand(state: np.ndarray, i: int, rng_state: np.ndarray) -> None:
 
 @njit(cache=True)
 def _step_slot(
-    state: np.ndarray, i: int, action: int, rewards: np.ndarray, done: np.ndarray,
+    state: np.ndarray, final: np.ndarray, i: int, action: int, rewards: np.ndarray, done: np.ndarray,
     truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray, max_steps: int,
     game_end: int, game_end_upper: int,
 ) -> None:
@@ -283,6 +283,7 @@ def _step_slot(
     done[i] = ended or is_truncated
     truncated[i] = is_truncated
     if ended or is_truncated:
+        final[i, :] = s  # the finished game, for ``final_state``
         _new_game(state, i, rng_state)
         steps[i] = 0
     elif hand_over:
@@ -291,7 +292,8 @@ def _step_slot(
 
 @njit(cache=True)
 def _step_and_write(
-    state: np.ndarray, i: int, action: int, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
+    state: np.ndarray, final: np.ndarray, i: int, action: int, obs: np.ndarray, mask: np.ndarray,
+    player: np.ndarray,
     rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
     rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
 ) -> None:
@@ -303,7 +305,8 @@ def _step_and_write(
         truncated[i] = False
         return
     _step_slot(
-        state, i, action, rewards, done, truncated, steps, rng_state, max_steps, game_end, game_end_upper
+        state, final, i, action, rewards, done, truncated, steps, rng_state, max_steps, game_end,
+        game_end_upper
     )
     _write_outputs(state, i, obs, mask, player, spade2_first)
 
@@ -311,37 +314,40 @@ def _step_and_write(
 @njit(cache=True)
 def _step_block(
     lo: int, hi: int, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
-    actions: np.ndarray, state: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
-    rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray,
+    actions: np.ndarray, state: np.ndarray, final: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+    player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
+    rng_state: np.ndarray,
 ) -> None:
     """Step slots ``lo..hi-1`` in order."""
     for i in range(lo, hi):
-        _step_and_write(state, i, actions[i], obs, mask, player, rewards, done, truncated, steps,
+        _step_and_write(state, final, i, actions[i], obs, mask, player, rewards, done, truncated, steps,
                         rng_state, max_steps, game_end, game_end_upper, spade2_first)
 
 
 @njit(cache=True, parallel=True)
 def _step_threads(
-    bounds: np.ndarray, actions: np.ndarray, state: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-    player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
-    rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
+    bounds: np.ndarray, actions: np.ndarray, state: np.ndarray, final: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+    steps: np.ndarray, rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int,
+    spade2_first: bool,
 ) -> None:
     """Step every slot, chunk ``c`` of ``bounds`` on one thread."""
     for c in prange(bounds.shape[0] - 1):
         _step_block(bounds[c], bounds[c + 1], max_steps, game_end, game_end_upper, spade2_first, actions,
-                    state, obs, mask, player, rewards, done, truncated, steps, rng_state)
+                    state, final, obs, mask, player, rewards, done, truncated, steps, rng_state)
 
 
 @njit(cache=True)
 def _step_one_thread(
-    bounds: np.ndarray, actions: np.ndarray, state: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-    player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
-    rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
+    bounds: np.ndarray, actions: np.ndarray, state: np.ndarray, final: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+    steps: np.ndarray, rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int,
+    spade2_first: bool,
 ) -> None:
     """Step every slot on the calling thread (the arrays borrowed: no reference counting)."""
     _step_block(
         0, state.shape[0], max_steps, game_end, game_end_upper, spade2_first,
-        *borrow(actions, state, obs, mask, player, rewards, done, truncated, steps, rng_state),
+        *borrow(actions, state, final, obs, mask, player, rewards, done, truncated, steps, rng_state),
     )
 
 
@@ -365,12 +371,14 @@ class GongZhuVectorEnv(VectorEnv):
         config = self.config
         self.slots = aligned_zeros((self.num_envs, STATE_WIDTH), np.int64)
         """Slot state, one int64 row per slot (see the ``_C_*`` columns)."""
+        self.final_slots = aligned_zeros(self.slots.shape, np.int64)
+        """Each slot's row as its last finished game ended (``final_state``)."""
         self._game_end = 0 if config.game_end is None else int(config.game_end)
         self._game_end_upper = 0 if config.game_end_upper is None else int(config.game_end_upper)
         self._spade2_first = bool(config.first_lead_must_be_spade2)
         self._use_kernels(_step_one_thread, _step_threads, (
-            self.slots, self.obs, self.mask, self.player, self.rewards, self.done, self.truncated,
-            self.steps, self.rng_state, self.max_steps, self._game_end, self._game_end_upper,
+            self.slots, self.final_slots, self.obs, self.mask, self.player, self.rewards, self.done,
+            self.truncated, self.steps, self.rng_state, self.max_steps, self._game_end, self._game_end_upper,
             self._spade2_first,
         ))
 
@@ -400,7 +408,7 @@ class GongZhuVectorEnv(VectorEnv):
         _write_outputs(self.slots, i, self.obs, self.mask, self.player, self._spade2_first)
 
     def _get_state(self, i: int) -> rules.State:
-        s = [int(v) for v in self.slots[i]]
+        s: list[int] = self.slots[i].tolist()
 
         def four(column: int) -> tuple[int, ...]:
             return tuple(s[column : column + 4])

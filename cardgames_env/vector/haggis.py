@@ -36,6 +36,7 @@ faster.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -607,7 +608,8 @@ def _write_outputs(
 # -- kernels ----------------------------------------------------------------------------------------
 @njit(cache=True)
 def _step_slot(
-    i: int, st: np.ndarray, rng: np.ndarray, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+    i: int, st: np.ndarray, final: np.ndarray, rng: np.ndarray, actions: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray,
     player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
     max_steps: int, cfg: np.ndarray,
     tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
@@ -623,6 +625,7 @@ def _step_slot(
         return
     old0 = st[i, F_TOTALS]
     old1 = st[i, F_TOTALS + 1]
+    trick_len = st[i, F_TRICK_LEN]
     hand_over = False
     if action < _DECLARE0:
         st[i, F_SELECTED] |= 1 << action
@@ -652,31 +655,34 @@ def _step_slot(
     if terminal or truncated[i]:
         done[i] = True
         steps[i] = 0
+        final[i, :] = st[i, :]  # the finished game, for ``final_state``
+        if terminal:  # the rules keep the hand's last trick on the table, the going-out play in it
+            final[i, F_TRICK_LEN] = trick_len + 1
         _new_game(st, rng, i)
     _write_outputs(st, i, obs, mask, player, cfg, tpl, shape_lo, shape_hi, by_card, by_card_n)
 
 
 @njit(cache=True)
 def _step_block(
-    lo: int, hi: int, max_steps: int, actions: np.ndarray, st: np.ndarray, rng: np.ndarray, obs: np.ndarray,
-    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
-    steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray,
-    by_card: np.ndarray, by_card_n: np.ndarray,
+    lo: int, hi: int, max_steps: int, actions: np.ndarray, st: np.ndarray, final: np.ndarray,
+    rng: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray,
+    done: np.ndarray, truncated: np.ndarray, steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray,
+    shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
 ) -> None:
     """Step slots ``lo..hi-1`` in order."""
     for i in range(lo, hi):
         _step_slot(
-            i, st, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps, cfg,
+            i, st, final, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps, cfg,
             tpl, shape_lo, shape_hi, by_card, by_card_n,
         )
 
 
 @njit(cache=True, parallel=True)
 def _step_threads(
-    bounds: np.ndarray, actions: np.ndarray, st: np.ndarray, rng: np.ndarray, obs: np.ndarray,
-    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
-    steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray,
-    by_card: np.ndarray, by_card_n: np.ndarray, max_steps: int,
+    bounds: np.ndarray, actions: np.ndarray, st: np.ndarray, final: np.ndarray, rng: np.ndarray,
+    obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray,
+    truncated: np.ndarray, steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray, shape_lo: np.ndarray,
+    shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray, max_steps: int,
 ) -> None:
     """Step every slot, chunk ``c`` of ``bounds`` on one thread (the slot loop sits in the
     parallel region itself: there the arrays are known not to overlap, which saves reloads of
@@ -684,23 +690,23 @@ def _step_threads(
     for c in prange(bounds.shape[0] - 1):
         for i in range(bounds[c], bounds[c + 1]):
             _step_slot(
-                i, st, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps, cfg,
-                tpl, shape_lo, shape_hi, by_card, by_card_n,
+                i, st, final, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps,
+                cfg, tpl, shape_lo, shape_hi, by_card, by_card_n,
             )
 
 
 @njit(cache=True)
 def _step_one_thread(
-    bounds: np.ndarray, actions: np.ndarray, st: np.ndarray, rng: np.ndarray, obs: np.ndarray,
-    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
-    steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray,
-    by_card: np.ndarray, by_card_n: np.ndarray, max_steps: int,
+    bounds: np.ndarray, actions: np.ndarray, st: np.ndarray, final: np.ndarray, rng: np.ndarray,
+    obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray,
+    truncated: np.ndarray, steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray, shape_lo: np.ndarray,
+    shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray, max_steps: int,
 ) -> None:
     """Step every slot in the calling thread (the arrays borrowed: no reference counting)."""
     _step_block(
         0, st.shape[0], max_steps,
-        *borrow(actions, st, rng, obs, mask, player, rewards, done, truncated, steps, cfg, tpl, shape_lo,
-                shape_hi, by_card, by_card_n),
+        *borrow(actions, st, final, rng, obs, mask, player, rewards, done, truncated, steps, cfg, tpl,
+                shape_lo, shape_hi, by_card, by_card_n),
     )
 
 
@@ -748,6 +754,8 @@ class HaggisVectorEnv(VectorEnv):
     def _setup(self) -> None:
         config = self.config
         self.slots = aligned_zeros((self.num_envs, NUM_FIELDS), np.int64)
+        self.final_slots = aligned_zeros(self.slots.shape, np.int64)
+        """Each slot's row as its last finished game ended (``final_state``)."""
         self._cfg = np.array(
             [int(config.lone_qk_wild), int(config.natural_faces_in_runs), config.target_score,
              int(config.reward == "points")],
@@ -755,8 +763,8 @@ class HaggisVectorEnv(VectorEnv):
         )
         self._tables = (_TPL, _SHAPE_LO, _SHAPE_HI, _BY_CARD, _BY_CARD_N)
         self._use_kernels(_step_one_thread, _step_threads, (
-            self.slots, self.rng_state, self.obs, self.mask, self.player, self.rewards, self.done,
-            self.truncated, self.steps, self._cfg, *self._tables, self.max_steps,
+            self.slots, self.final_slots, self.rng_state, self.obs, self.mask, self.player, self.rewards,
+            self.done, self.truncated, self.steps, self._cfg, *self._tables, self.max_steps,
         ))
 
     def _reset_all(self) -> None:
@@ -792,8 +800,16 @@ class HaggisVectorEnv(VectorEnv):
         self.slots[i] = row
         _refresh_slot(self.slots, i, self.obs, self.mask, self.player, self._cfg, *self._tables)
 
+    def final_state(self, i: int) -> rules.State:
+        """The position slot ``i``'s last game ended in (see :meth:`VectorEnv.final_state`): a
+        seat has gone out and the hand is over, or the game was cut at the turn limit."""
+        state = super().final_state(i)
+        if 0 in state.hands:
+            return dataclasses.replace(state, hand_over=True)
+        return state
+
     def _get_state(self, i: int) -> rules.State:
-        row = [int(x) for x in self.slots[i]]
+        row: list[int] = self.slots[i].tolist()
         trick = tuple(
             (row[b], row[b + 1], _reading_tuple(row[b + 2], row[b + 3], row[b + 4]))
             for b in range(F_TRICK, F_TRICK + 5 * row[F_TRICK_LEN], 5)

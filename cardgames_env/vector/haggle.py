@@ -492,7 +492,8 @@ def _write_outputs(
 
 @njit(cache=True)
 def _step_slot(
-    i: int, action: int, slots: np.ndarray, prm: np.ndarray, offers: np.ndarray, scale: np.ndarray,
+    i: int, action: int, slots: np.ndarray, final: np.ndarray, prm: np.ndarray, offers: np.ndarray,
+    scale: np.ndarray,
     rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
     rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, work: np.ndarray,
 ) -> None:
@@ -511,6 +512,7 @@ def _step_slot(
         done[i] = True
         truncated[i] = True
     if done[i]:
+        final[i, :] = row  # the finished game, for ``final_state``
         _deal(row, prm, rng_state, i, work)
         steps[i] = 0
     player[i] = _write_outputs(row, prm, offers, scale, obs[i], mask[i])
@@ -518,23 +520,25 @@ def _step_slot(
 
 @njit(cache=True)
 def _step_block(
-    lo: int, hi: int, actions: np.ndarray, slots: np.ndarray, prm: np.ndarray, offers: np.ndarray,
-    scale: np.ndarray, rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-    player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, work: np.ndarray,
+    lo: int, hi: int, actions: np.ndarray, slots: np.ndarray, final: np.ndarray, prm: np.ndarray,
+    offers: np.ndarray, scale: np.ndarray, rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+    work: np.ndarray,
 ) -> None:
     """Step slots ``lo..hi-1`` in order with work space ``work``."""
     for i in range(lo, hi):
         _step_slot(
-            i, actions[i], slots, prm, offers, scale, rng_state, steps, obs, mask, player, rewards, done,
-            truncated, work,
+            i, actions[i], slots, final, prm, offers, scale, rng_state, steps, obs, mask, player, rewards,
+            done, truncated, work,
         )
 
 
 @njit(cache=True, parallel=True)
 def _step_threads(
-    bounds: np.ndarray, actions: np.ndarray, slots: np.ndarray, prm: np.ndarray, offers: np.ndarray,
-    scale: np.ndarray, rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-    player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, work: np.ndarray,
+    bounds: np.ndarray, actions: np.ndarray, slots: np.ndarray, final: np.ndarray, prm: np.ndarray,
+    offers: np.ndarray, scale: np.ndarray, rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+    work: np.ndarray,
 ) -> None:
     """Step every slot, chunk ``c`` of ``bounds`` on one thread, which works in its own row of
     ``work`` (one per thread, whatever the number of chunks). The slot loop sits in the parallel
@@ -543,21 +547,22 @@ def _step_threads(
         own = work[get_thread_id()]
         for i in range(bounds[c], bounds[c + 1]):
             _step_slot(
-                i, actions[i], slots, prm, offers, scale, rng_state, steps, obs, mask, player, rewards, done,
-                truncated, own,
+                i, actions[i], slots, final, prm, offers, scale, rng_state, steps, obs, mask, player, rewards,
+                done, truncated, own,
             )
 
 
 @njit(cache=True)
 def _step_one_thread(
-    bounds: np.ndarray, actions: np.ndarray, slots: np.ndarray, prm: np.ndarray, offers: np.ndarray,
-    scale: np.ndarray, rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-    player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, work: np.ndarray,
+    bounds: np.ndarray, actions: np.ndarray, slots: np.ndarray, final: np.ndarray, prm: np.ndarray,
+    offers: np.ndarray, scale: np.ndarray, rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+    work: np.ndarray,
 ) -> None:
     """Step every slot on the calling thread (the arrays borrowed: no reference counting)."""
     _step_block(
         0, slots.shape[0],
-        *borrow(actions, slots, prm, offers, scale, rng_state, steps, obs, mask, player, rewards, done,
+        *borrow(actions, slots, final, prm, offers, scale, rng_state, steps, obs, mask, player, rewards, done,
                 truncated, work[0]),
     )
 
@@ -617,11 +622,13 @@ class HaggleVectorEnv(VectorEnv):
         self.params = prm
         self.scale = np.asarray(self.encoding._scale, dtype=np.float32)
         self.slots = aligned_zeros((self.num_envs, lay.width), np.int64)
+        self.final_slots = aligned_zeros(self.slots.shape, np.int64)
+        """Each slot's row as its last finished game ended (``final_state``)."""
         self._work = aligned_zeros((max_kernel_threads(), WORK_SIZE), np.int64)
         """Work space of the deals and the scoring, one row per thread."""
         self._use_kernels(_step_one_thread, _step_threads, (
-            self.slots, self.params, self.offers, self.scale, self.rng_state, self.steps, self.obs,
-            self.mask, self.player, self.rewards, self.done, self.truncated, self._work,
+            self.slots, self.final_slots, self.params, self.offers, self.scale, self.rng_state, self.steps,
+            self.obs, self.mask, self.player, self.rewards, self.done, self.truncated, self._work,
         ))
 
     def _reset_all(self) -> None:
@@ -653,7 +660,7 @@ class HaggleVectorEnv(VectorEnv):
 
     def _get_state(self, i: int) -> State:
         n, lay = self.config.num_players, self._layout
-        row = [int(v) for v in self.slots[i]]
+        row: list[int] = self.slots[i].tolist()
 
         def counts(at: int, count: int) -> tuple[tuple[int, ...], ...]:
             return tuple(tuple(row[at + k * NUM_COLOURS : at + (k + 1) * NUM_COLOURS]) for k in range(count))

@@ -24,6 +24,7 @@ exact beyond it; :meth:`JaipurVectorEnv.state` refuses a slot with a longer hist
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
@@ -626,12 +627,13 @@ def _next_round(s: np.ndarray, i: int, rng: np.ndarray) -> None:
 
 @njit(cache=True)
 def _step_slot(
-    s, hist, i, action, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
+    s, hist, fs, fh, i, action, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
     lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
     """One decision of slot ``i``: the move (or sub-step), the round's and game's end, the
-    turn limit, a fresh game when done, and the outputs of the next decision (``base.STAY``:
-    the slot sits the step out, with zero rewards and its outputs unchanged)."""
+    turn limit, a fresh game when done (the finished one kept in ``fs``/``fh`` for
+    ``final_state``), and the outputs of the next decision (``base.STAY``: the slot sits the
+    step out, with zero rewards and its outputs unchanged)."""
     rewards[i, 0] = 0.0
     rewards[i, 1] = 0.0
     done[i] = False
@@ -671,12 +673,16 @@ def _step_slot(
             mask_written = False
             if _end_round(s, hist, i, cfg, rewards):
                 done[i] = True
+                fs[:] = s
+                fh[:] = hist
                 _new_game(s, i, rng)
             else:
                 _next_round(s, i, rng)
     if not done[i] and steps[i] >= cfg[C_MAX_STEPS]:  # the turn limit (core/aec.py max_steps)
         done[i] = True
         truncated[i] = True
+        fs[:] = s
+        fh[:] = hist
         _new_game(s, i, rng)
         mask_written = False
     if done[i]:
@@ -700,39 +706,40 @@ def _refresh_slot(s, i, obs, mask, midx, cand, player, cfg, lut, cand_start, can
 
 @njit(cache=True)
 def _step_block(
-    lo, hi, actions, state, hist, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
-    lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
+    lo, hi, actions, state, hist, final, final_hist, rng, obs, mask, midx, cand, player, rewards, done,
+    truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
     """Step slots ``lo..hi-1`` in order."""
     for i in range(lo, hi):
-        _step_slot(state[i], hist[i], i, actions[i], rng, obs, mask, midx, cand, player, rewards, done,
-                   truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give)
+        _step_slot(state[i], hist[i], final[i], final_hist[i], i, actions[i], rng, obs, mask, midx, cand,
+                   player, rewards, done, truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq,
+                   ex_take, ex_give)
 
 
 @njit(cache=True)
 def _step_one_thread(
-    bounds, actions, state, hist, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
-    lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
+    bounds, actions, state, hist, final, final_hist, rng, obs, mask, midx, cand, player, rewards, done,
+    truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
     """Step every slot on the calling thread (the arrays borrowed: no reference counting)."""
     _step_block(
         0, state.shape[0],
-        *borrow(actions, state, hist, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps,
-                cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give),
+        *borrow(actions, state, hist, final, final_hist, rng, obs, mask, midx, cand, player, rewards, done,
+                truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give),
     )
 
 
 @njit(cache=True, parallel=True)
 def _step_threads(
-    bounds, actions, state, hist, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps, cfg,
-    lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
+    bounds, actions, state, hist, final, final_hist, rng, obs, mask, midx, cand, player, rewards, done,
+    truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
     """Step every slot, chunk ``c`` of ``bounds`` on one thread (the region holds only the
     chunk loop: a parallel region holding the whole step compiles far slower)."""
     for c in prange(bounds.shape[0] - 1):
-        _step_block(bounds[c], bounds[c + 1], actions, state, hist, rng, obs, mask, midx, cand, player,
-                    rewards, done, truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq,
-                    ex_take, ex_give)
+        _step_block(bounds[c], bounds[c + 1], actions, state, hist, final, final_hist, rng, obs, mask, midx,
+                    cand, player, rewards, done, truncated, steps, cfg, lut, cand_start, cand_list,
+                    give_packed, seq, ex_take, ex_give)
 
 
 @njit(cache=True)
@@ -759,6 +766,7 @@ class JaipurVectorEnv(VectorEnv):
     """
 
     env_cls = JaipurEnv
+    FINAL_ARRAYS = {"slots": "final_slots", "history": "final_history"}
 
     def _setup(self) -> None:
         n = self.num_envs
@@ -767,6 +775,9 @@ class JaipurVectorEnv(VectorEnv):
         self._hist_cap = min(config.round_cap, HIST_CAP)
         self.slots = aligned_zeros((n, WIDTH), np.int32)
         self.history = aligned_zeros((n, self._hist_cap, HIST_FIELDS), np.int32)
+        self.final_slots = aligned_zeros((n, WIDTH), np.int32)
+        self.final_history = aligned_zeros((n, self._hist_cap, HIST_FIELDS), np.int32)
+        """Each slot's row and history as its last finished game ended (``final_state``)."""
         mask_cap = self.action_size if self._substeps else EXCHANGE0 + MAX_CANDIDATES
         self._midx = aligned_zeros((n, mask_cap), np.int32)
         self._cand = aligned_zeros((n, MAX_CANDIDATES if self._substeps else 1), np.int32)
@@ -784,9 +795,9 @@ class JaipurVectorEnv(VectorEnv):
         self._cfg[C_MAX_STEPS] = self.max_steps
         self._tables = (MARKET_LUT, CAND_START, CAND_LIST, GIVE_PACKED, SEQ)
         self._use_kernels(_step_one_thread, _step_threads, (
-            self.slots, self.history, self.rng_state, self.obs, self.mask, self._midx, self._cand,
-            self.player, self.rewards, self.done, self.truncated, self.steps, self._cfg, *self._tables,
-            EX_TAKE, EX_GIVE,
+            self.slots, self.history, self.final_slots, self.final_history, self.rng_state, self.obs,
+            self.mask, self._midx, self._cand, self.player, self.rewards, self.done, self.truncated,
+            self.steps, self._cfg, *self._tables, EX_TAKE, EX_GIVE,
         ))
 
     def _reset_all(self) -> None:
@@ -812,6 +823,13 @@ class JaipurVectorEnv(VectorEnv):
 
     def _get_state(self, i: int) -> Any:
         return _row_to_state(self.slots[i], self.history[i], self.config)
+
+    def final_state(self, i: int) -> Any:
+        """The position slot ``i``'s last game ended in (see :meth:`VectorEnv.final_state`): its
+        last round scored, or cut at the turn limit."""
+        state = super().final_state(i)
+        ended = dataclasses.replace(state, round_over=True)
+        return ended if rules.is_terminal(ended) else state
 
     def slot_nbytes(self) -> int:
         """Bytes of slot state and output buffers per slot."""

@@ -977,7 +977,7 @@ DEAL = -2
 
 @njit(cache=True)
 def _step_slot(
-    S: np.ndarray, i: int, action: int, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
+    S: np.ndarray, final: np.ndarray, i: int, action: int, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
     mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
     steps: np.ndarray, rng_state: np.ndarray,
 ) -> None:
@@ -1010,6 +1010,7 @@ def _step_slot(
     done[i] = terminal or cut
     truncated[i] = cut
     if terminal or cut:
+        final[i, :] = row  # the finished game, for ``final_state``
         _new_game(row, cfg, rng_state, i)
         steps[i] = 0
     _write_outputs(S, i, cfg, offs, obs, mask, player)
@@ -1017,39 +1018,40 @@ def _step_slot(
 
 @njit(cache=True)
 def _step_block(
-    lo: int, hi: int, actions: np.ndarray, S: np.ndarray, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
-    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
-    steps: np.ndarray, rng_state: np.ndarray,
+    lo: int, hi: int, actions: np.ndarray, S: np.ndarray, final: np.ndarray, cfg: np.ndarray,
+    offs: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray,
+    done: np.ndarray, truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray,
 ) -> None:
     """Step slots ``lo..hi-1`` in order."""
     for i in range(lo, hi):
-        _step_slot(S, i, actions[i], cfg, offs, obs, mask, player, rewards, done, truncated, steps, rng_state)
+        _step_slot(S, final, i, actions[i], cfg, offs, obs, mask, player, rewards, done, truncated, steps,
+                   rng_state)
 
 
 @njit(cache=True)
 def _step_one_thread(
-    bounds: np.ndarray, actions: np.ndarray, S: np.ndarray, cfg: np.ndarray, offs: np.ndarray,
-    obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray,
-    truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray,
+    bounds: np.ndarray, actions: np.ndarray, S: np.ndarray, final: np.ndarray, cfg: np.ndarray,
+    offs: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray,
+    done: np.ndarray, truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray,
 ) -> None:
     """Step every slot on the calling thread (the arrays borrowed: no reference counting)."""
     _step_block(
         0, S.shape[0],
-        *borrow(actions, S, cfg, offs, obs, mask, player, rewards, done, truncated, steps, rng_state),
+        *borrow(actions, S, final, cfg, offs, obs, mask, player, rewards, done, truncated, steps, rng_state),
     )
 
 
 @njit(cache=True, parallel=True)
 def _step_threads(
-    bounds: np.ndarray, actions: np.ndarray, S: np.ndarray, cfg: np.ndarray, offs: np.ndarray,
-    obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray,
-    truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray,
+    bounds: np.ndarray, actions: np.ndarray, S: np.ndarray, final: np.ndarray, cfg: np.ndarray,
+    offs: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray,
+    done: np.ndarray, truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray,
 ) -> None:
     """Step every slot, chunk ``c`` of ``bounds`` on one thread."""
     for c in prange(bounds.shape[0] - 1):
         _step_block(
-            bounds[c], bounds[c + 1], actions, S, cfg, offs, obs, mask, player, rewards, done, truncated,
-            steps, rng_state,
+            bounds[c], bounds[c + 1], actions, S, final, cfg, offs, obs, mask, player, rewards, done,
+            truncated, steps, rng_state,
         )
 
 
@@ -1062,6 +1064,8 @@ class Red7VectorEnv(VectorEnv):
         config = self.config
         self.slots = aligned_zeros((self.num_envs, ROW), np.int64)
         """Slot state, one row per slot (``F_*`` field offsets)."""
+        self.final_slots = aligned_zeros(self.slots.shape, np.int64)
+        """Each slot's row as its last finished game ended (``final_state``)."""
         self._cfg = np.array(
             [config.num_players, config.strict, config.advanced, config.action_rule, config.seven_to_deck,
              config.target, self.max_steps],
@@ -1070,8 +1074,8 @@ class Red7VectorEnv(VectorEnv):
         layout = self.encoding.layout
         self._offs = np.array([layout.slice(name).start for name in _PIECES], dtype=np.int64)
         self._use_kernels(_step_one_thread, _step_threads, (
-            self.slots, self._cfg, self._offs, self.obs, self.mask, self.player, self.rewards, self.done,
-            self.truncated, self.steps, self.rng_state,
+            self.slots, self.final_slots, self._cfg, self._offs, self.obs, self.mask, self.player,
+            self.rewards, self.done, self.truncated, self.steps, self.rng_state,
         ))
 
     def _reset_all(self) -> None:
@@ -1111,7 +1115,7 @@ class Red7VectorEnv(VectorEnv):
         _write_outputs(self.slots, i, self._cfg, self._offs, self.obs, self.mask, self.player)
 
     def _get_state(self, i: int) -> rules.State:
-        row = [int(v) for v in self.slots[i]]
+        row: list[int] = self.slots[i].tolist()
         n = self.num_players
 
         def seats(offset: int) -> tuple[int, ...]:

@@ -1,4 +1,5 @@
-"""The RLlib integration: the multi-agent adapter against the AEC env, masked modules, training.
+"""The RLlib integration: env runners on the batched engines, the multi-agent adapter against the
+AEC env, masked modules, training.
 
 Skipped when ray[rllib] is not installed (``pip install cardgames-env[rllib]``).
 """
@@ -202,11 +203,47 @@ def test_build_config_rejects_a_bad_setup_and_env():
         build_config("gongzhu_v0", setup="league")
     with pytest.raises(ValueError, match="unknown env"):
         build_config("chess_v0")
+    with pytest.raises(ValueError, match="unknown env"):
+        build_config("chess_v0", setup="heuristic")
+    with pytest.raises(ValueError, match="engine='aec'"):
+        build_config("red7_v0", setup="selfplay", engine="vector")
+    with pytest.raises(ValueError, match="engine"):
+        build_config("red7_v0", setup="heuristic", engine="gpu")
+
+
+@pytest.mark.parametrize("name", ["red7_v0", "gongzhu_v0"])
+def test_vector_env_runner_samples_the_learners_decisions_against_batched_opponents(name):
+    """A fixed-opponent config runs RLlib's single-agent env runner on the batched engine:
+    every recorded action is legal under its observation's mask, each finished episode ends
+    with the final observation (no legal action), its learner decisions are the episode's
+    length, and the opponents' decisions are played inside the env."""
+    from ray.rllib.env.single_agent_env_runner import SingleAgentEnvRunner
+
+    from cardgames_env.wrappers.vector_env import CardGamesVectorEnv
+
+    config = build_config(name, setup="heuristic", envs_per_runner=8, hidden=(16,), seed=3)
+    runner = SingleAgentEnvRunner(config=config)
+    env = runner.env.unwrapped
+    assert isinstance(env, CardGamesVectorEnv)
+    assert env.metadata["autoreset_mode"] == gym.vector.AutoresetMode.NEXT_STEP
+    episodes = runner.sample(num_timesteps=400, random_actions=False)
+    finished = [e for e in episodes if e.is_done]
+    assert finished
+    for episode in finished:
+        observations = episode.get_observations()
+        masks = np.asarray(observations["action_mask"])
+        actions = np.asarray(episode.get_actions())
+        assert masks[np.arange(len(actions)), actions].all()
+        assert not masks[-1].any()
+        assert len(actions) == len(episode)
+    learner_steps = sum(len(e) for e in episodes)
+    assert env.env_steps > learner_steps  # the heuristic seats moved inside
+    runner.stop()
 
 
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory) -> Path:
-    """One RLlib training iteration on Red7 (a learner against a frozen random seat)."""
+    """One RLlib training iteration on Red7 (a learner against a random seat, on the batched engine)."""
     import ray
 
     from cardgames_env.integrations.rllib import train
@@ -226,8 +263,8 @@ def checkpoint(tmp_path_factory) -> Path:
 
 def test_training_leaves_a_checkpoint_that_eval_loads(checkpoint, capsys):
     sidecar = json.loads((checkpoint / "cardgames.json").read_text())
-    assert sidecar["env"] == "red7_v0" and sidecar["module"] == "learner"
-    assert (checkpoint / "learner_group" / "learner" / "rl_module" / "learner").is_dir()
+    assert sidecar["env"] == "red7_v0" and sidecar["module"] == "default_policy"  # the vector runners' module
+    assert (checkpoint / "learner_group" / "learner" / "rl_module" / "default_policy").is_dir()
     code = cli.main(["eval", "red7_v0", "--agent", str(checkpoint), "--vs", "random", "--games", "4"])
     assert code == 0
     assert "vs random on red7_v0 (4 games)" in capsys.readouterr().out

@@ -1,4 +1,5 @@
-"""The batched SB3 VecEnv: learner seats, batched opponents, reward bookkeeping, MaskablePPO."""
+"""The batched SB3 VecEnv (a layer over ``CardGamesVectorEnv``): learner seats, batched
+opponents, reward bookkeeping, MaskablePPO."""
 
 from __future__ import annotations
 
@@ -16,21 +17,22 @@ SHORT = {"haggis_v0": {"target_score": 50}}
 """Options that make a game short enough for a few hundred learner steps to finish several."""
 
 
-StepRecord = tuple[bool, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+StepRecord = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def _record_engine_steps(env: VectorTrainingEnv) -> list[StepRecord]:
-    """Make ``env.engine.step`` log (learner's step?, moving slots, learner seats, rewards, done)
-    per call: the learner's own actions come without ``active``, the opponents' with it."""
+    """Make ``env.engine.step`` log (slots where the learner's seat moved, moving slots, learner
+    seats, rewards, done) per call."""
     log: list[StepRecord] = []
     engine = env.engine
     step = engine.step
 
     def logged(actions, active=None):  # type: ignore[no-untyped-def]
-        seats = env.seat.copy()
+        seats = env.venv.seat.copy()
+        learner = engine.player == seats
         result = step(actions, active)
         moving = np.ones(engine.num_envs, dtype=bool) if active is None else active.copy()
-        log.append((active is None, moving, seats, engine.rewards.copy(), engine.done.copy()))
+        log.append((learner & moving, moving, seats, engine.rewards.copy(), engine.done.copy()))
         return result
 
     engine.step = logged  # type: ignore[method-assign]
@@ -58,7 +60,7 @@ def test_episode_returns_are_the_learner_seat_rewards_of_its_game(name: str) -> 
     for learner_step, moving, seats, rewards, done in log:
         for i in np.flatnonzero(moving):
             running[i] += rewards[i, seats[i]]
-            learner_moved[i] |= learner_step
+            learner_moved[i] |= learner_step[i]
             if done[i]:
                 if learner_moved[i]:  # a game the learner never moved in is no episode of its
                     expected[i].append(running[i])
@@ -81,7 +83,7 @@ def test_the_learner_is_to_move_in_every_slot(name: str) -> None:
             env.step(random_legal(env.action_masks(), rng))
     env = VectorTrainingEnv(name, num_envs=64, opponents="random", seed=1)
     env.reset()
-    assert set(env.seat.tolist()) == set(range(env.engine.num_players)), "seats drawn per game"
+    assert set(env.venv.seat.tolist()) == set(range(env.engine.num_players)), "seats drawn per game"
 
 
 def test_bad_arguments_are_refused() -> None:
@@ -130,14 +132,23 @@ def test_random_legal_is_uniform_over_legal_actions() -> None:
         random_legal(masks, np.random.default_rng(1))
 
 
-def test_heuristic_opponents_play_row_by_row() -> None:
-    name = ENGINES[0]
-    probe = load(name).raw_env()
-    policy = batch_policy("heuristic", probe, seed=0)
-    assert isinstance(policy, AgentBatch)
-    engine = vector.make(name, num_envs=5, seed=2)
-    actions = policy.act_batch(engine.obs, engine.mask)
-    assert engine.mask[np.arange(5), actions].all()
+@pytest.mark.parametrize("name", ENGINES)
+def test_every_heuristic_decides_a_batch_as_it_decides_each_row(name: str) -> None:
+    """Each game's heuristic decides a whole batch in one call (``act_batch``), playing exactly
+    what row-by-row play (``act``) plays, its random tie-breaks included."""
+    probe = load(name).raw_env(**SHORT.get(name, {}))
+    batched, single = (batch_policy("heuristic", probe, seed=7) for _ in range(2))
+    assert not isinstance(batched, AgentBatch)
+    engine = vector.make(name, num_envs=64, seed=2, **SHORT.get(name, {}))
+    rng = np.random.default_rng(0)
+    keys = np.arange(64)
+    for _ in range(40):
+        actions = batched.act_batch(engine.obs, engine.mask, keys)
+        assert engine.mask[np.arange(64), actions].all()
+        rows = zip(engine.obs, engine.mask, keys)
+        alone = [single.act_batch(o[None], m[None], k[None])[0] for o, m, k in rows]
+        assert actions.tolist() == alone
+        engine.step(np.where(rng.random(64) < 0.5, actions, random_legal(engine.mask, rng)))
     assert isinstance(batch_policy("random", probe), RandomBatch)
 
 
@@ -183,7 +194,7 @@ def test_an_opponent_that_remembers_its_game_keeps_one_plan_per_game_seat() -> N
 
     name = "haggis_v0"
     env = VectorTrainingEnv(name, num_envs=6, options=SHORT[name], opponents="heuristic", seed=4)
-    policy = env._policies["heuristic"]
+    policy = env.venv.policy("heuristic")
     assert isinstance(policy, HaggisHeuristic)  # batched itself: one plan per key
     calls: list[tuple] = []
     act_batch, end_games = policy.act_batch, policy.end_games
@@ -220,12 +231,22 @@ def test_an_opponent_that_remembers_its_game_keeps_one_plan_per_game_seat() -> N
     assert decisions > 500
 
 
-def test_agents_that_read_the_env_state_cannot_play_batched() -> None:
+def test_agents_that_read_the_env_state_play_batched_on_each_rows_state() -> None:
+    """A search opponent reads each row's rules state (``StateBatch``) and plays legal moves,
+    one agent per game seat; a Haggis search agent keeps its planned card selections."""
+    from cardgames_env.agents.batch import StateBatch
+
     probe = load("jaipur_v0").raw_env()
-    with pytest.raises(ValueError, match="reads the env's state"):
-        batch_policy("search", probe, seed=0)
-    with pytest.raises(ValueError, match="reads the env's state"):
-        VectorTrainingEnv("jaipur_v0", num_envs=2, opponents="search")
+    assert isinstance(batch_policy("search:iterations=8", probe, seed=0), StateBatch)
+    for name in ("jaipur_v0", "haggis_v0"):
+        env = VectorTrainingEnv(
+            name, num_envs=3, options=SHORT.get(name), opponents="search:iterations=8", seed=1
+        )
+        env.reset()
+        rng = np.random.default_rng(0)
+        for _ in range(12):
+            env.step(random_legal(env.action_masks(), rng))  # an illegal opponent move would raise
+        assert env.env_steps > 3 * 12
     with pytest.raises(ValueError, match="keeps state within a game"):
         batch_policy("heuristic", load("haggis_v0").raw_env()).act_batch(
             np.zeros((1, 287)), np.ones((1, 45), dtype=bool)
@@ -249,9 +270,86 @@ def test_maskable_ppo_learns_on_it_and_snapshots_join_the_pool(name: str, tmp_pa
     env.env_method("add_opponent", str(path))
     assert pool.snapshots == [str(path)], "one snapshot joins, whatever the number of slots"
     env.reset()  # new games in every slot draw their opponents from the pool again
-    assert str(path) in env._specs, "games now draw the snapshot"
+    assert str(path) in env.venv.opponents, "games now draw the snapshot"
     model.learn(total_timesteps=256, reset_num_timesteps=False)  # the snapshot plays in batch
     agent = ModelAgent.load(path, env=env.probe)
     batch = agent.act_batch(env.engine.obs, env.engine.mask)
     single = [agent.act(o, m) for o, m in zip(env.engine.obs, env.engine.mask)]
     assert batch.tolist() == single, "one forward pass plays what row-by-row play does"
+
+
+PINNED_ROLLOUTS = [
+    ("gongzhu_v0", "random", None, 0, "38724633784049b1", 184, 9612),
+    ("gongzhu_v0", "heuristic", 1, 3, "c8dfe7867886bcea", 184, 9613),
+    ("gongzhu_v0", "pool", None, 5, "5f0a19c8b4cc38b9", 184, 9614),
+    ("jaipur_v0", "random", None, 0, "5f7398062ba6365d", 22, 4808),
+    ("jaipur_v0", "heuristic", 1, 3, "fbed216166d7d1bf", 46, 4805),
+    ("jaipur_v0", "pool", None, 5, "f237faa19b1cdb3c", 28, 4804),
+    ("red7_v0", "random", None, 0, "b4c48e57ec8be86d", 777, 4769),
+    ("red7_v0", "heuristic", 1, 3, "b0a504f41e4e29a9", 617, 4586),
+    ("red7_v0", "pool", None, 5, "86f49fd7ec9861bf", 699, 4696),
+    ("haggis_v0", "random", None, 0, "344dd2c8797d1176", 0, 4710),
+    ("haggis_v0", "heuristic", 1, 3, "c2cdf8a55b1daf63", 8, 5166),
+    ("haggis_v0", "pool", None, 5, "ed4f1a86b15df91e", 2, 4909),
+    ("haggle_v0", "random", None, 0, "8306d3260efbc85e", 117, 9474),
+    ("haggle_v0", "heuristic", 1, 3, "33d1100d00285732", 120, 9116),
+    ("haggle_v0", "pool", None, 5, "8a7c49d40f3fbce7", 122, 9118),
+]
+"""(env, opponents, learner seat, seed, digest, episodes, env steps) of :func:`_rollout_digest`,
+recorded with an independent implementation of the SB3 VecEnv's learner/opponent bookkeeping
+(one that did not go through ``CardGamesVectorEnv``): the layer must reproduce its runs exactly."""
+PINNED_PPO = {"red7_v0": (28.446998446, 2933), "gongzhu_v0": (31.918434669, 6169)}
+"""Sum of the MaskablePPO parameters and env steps after :func:`_short_ppo`, recorded likewise."""
+
+
+def _rollout_digest(name: str, opponents: str, seat: int | None, seed: int) -> tuple[str, int, int]:
+    """SHA-256 (16 hex digits) of 300 steps of 8 slots with seeded random learner actions:
+    observations, rewards, dones and each finished episode's slot, return and length."""
+    import hashlib
+
+    spec = OpponentPool(base=("random", "heuristic")) if opponents == "pool" else opponents
+    env = VectorTrainingEnv(name, 8, {}, opponents=spec, learner_seat=seat, seed=seed)
+    env.seed(seed)
+    obs = env.reset()
+    digest = hashlib.sha256(obs.tobytes())
+    rng = np.random.default_rng(seed + 1)
+    episodes = 0
+    for _ in range(300):
+        obs, rewards, dones, infos = env.step(random_legal(env.action_masks(), rng))
+        digest.update(obs.tobytes())
+        digest.update(rewards.tobytes())
+        digest.update(dones.tobytes())
+        for i in np.flatnonzero(dones):
+            digest.update(repr((i, infos[i]["episode"]["r"], infos[i]["episode"]["l"])).encode())
+            episodes += 1
+    return digest.hexdigest()[:16], episodes, int(env.env_steps)
+
+
+@pytest.mark.parametrize(
+    ("name", "opponents", "seat", "seed", "digest", "episodes", "env_steps"), PINNED_ROLLOUTS
+)
+def test_the_layer_reproduces_the_reference_rollouts(
+    name: str, opponents: str, seat: int | None, seed: int, digest: str, episodes: int, env_steps: int
+) -> None:
+    assert _rollout_digest(name, opponents, seat, seed) == (digest, episodes, env_steps)
+
+
+@pytest.mark.parametrize("name", sorted(PINNED_PPO))
+def test_maskable_ppo_trains_to_the_reference_parameters(name: str) -> None:
+    """Three MaskablePPO rollouts and updates (seed 0, heuristic opponents, torch on one thread)
+    end with the parameters that implementation gave (their sum, to 1e-9 of it)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        env = VectorTrainingEnv(name, 16, {}, opponents="heuristic", seed=0)
+        model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=128, n_epochs=2, seed=0, device="cpu",
+                            policy_kwargs={"net_arch": [64, 64]})
+        model.learn(total_timesteps=16 * 32 * 3)
+    finally:
+        torch.set_num_threads(threads)
+    total = float(sum(p.detach().double().sum() for p in model.policy.parameters()))
+    expected, env_steps = PINNED_PPO[name]
+    assert total == pytest.approx(expected, rel=1e-9) and env.env_steps == env_steps

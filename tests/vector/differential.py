@@ -3,7 +3,8 @@
 ``run_differential`` plays random games on the AEC env; at the start of each game, after
 every deal the AEC env samples (new rounds), and at random move starts it loads the AEC
 env's ``game_state()`` into one slot of the batched engine, then compares move by move: the
-mover, the observation bytes, the mask, every seat's rewards and the game end. The other
+mover, the observation bytes, the mask, every seat's rewards and the game end (and the
+position it ended in, ``final_state``). The other
 slots play their own random games meanwhile, so slots are also checked not to interfere.
 """
 
@@ -20,6 +21,32 @@ from cardgames_env import registry, vector
 def _alive_done(env: Any) -> bool:
     """Whether the AEC game has ended for every seat still in it."""
     return all(env.terminations[a] or env.truncations[a] for a in env.agents)
+
+
+def _check_final(vec: Any, slot: int, env: Any, dealt: bool, where: str) -> None:
+    """Check ``vec.final_state(slot)`` against the AEC env's position at the game's end: equal
+    unless the last step dealt (the slot deals from its own stream), and every seat's
+    observation of it equal unless the game was cut right after a deal or in the middle of a
+    move built over sub-steps (a rules ``State`` holds no partial choice; Haggle's terminal
+    cap draw changes no observation)."""
+    final = vec.final_state(slot)
+    if not dealt:
+        assert final == env.game_state(), f"{where}: final_state {final} != {env.game_state()}"
+    encoding = env.encoding
+    decision = encoding.to_decision(final)
+    if any(env.truncations.values()):
+        start = encoding.to_decision(env.game_state())
+        at_move_start = all(
+            encoding.observe(start, seat).tobytes() == env.observe(agent)["observation"].tobytes()
+            for seat, agent in enumerate(env.possible_agents)
+        )
+        if dealt or not at_move_start:
+            return
+    for seat, agent in enumerate(env.possible_agents):
+        seen = encoding.observe(decision, seat)
+        assert seen.tobytes() == env.observe(agent)["observation"].tobytes(), (
+            f"{where}: {agent}'s observation of final_state differs"
+        )
 
 
 def run_differential(
@@ -84,6 +111,8 @@ def run_differential(
                 assert np.array_equal(rewards[slot], expected), f"{where}: {rewards[slot]} != {expected}"
             assert bool(done[slot]) == _alive_done(env), f"{where}: done {bool(done[slot])}"
             assert bool(vec.truncated[slot]) == (bool(done[slot]) and any(env.truncations.values())), where
+            if done[slot]:
+                _check_final(vec, slot, env, dealt=env.deals_dealt != deals, where=where)
             compared += 1
             move_start = env.game_state() is not state
             if env.deals_dealt != deals:

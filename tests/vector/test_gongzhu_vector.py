@@ -140,16 +140,17 @@ def test_positions_move_between_the_aec_env_and_a_slot() -> None:
 
 
 def test_the_docs_examples_run() -> None:
-    # docs/vector.md's two examples, run in order in one namespace (the second uses the first's
-    # ``vec`` and ``np``); each ends with its own assertions.
+    # docs/vector.md's examples, run in order in one namespace (the second uses the first's
+    # ``vec`` and ``np``; the third is the gymnasium face's).
     import pathlib
     import re
 
     text = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "vector.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     namespace: dict = {}
     for block in blocks:
         exec(compile(block, "docs/vector.md", "exec"), namespace)
     assert len(namespace["finished"]) == 256 * (1000 // 52)  # a one-hand game is 52 decisions
+    assert len(namespace["returns"]) == len(namespace["finals"]) > 0  # the gymnasium face's ended games
     assert all(len(row) == 4 for row in namespace["finished"])

@@ -191,7 +191,7 @@ def test_any_split_into_chunks_plays_the_same_games(name: str) -> None:
         for vec, bounds in zip(engines[1:], splits):
             vec.chooser.threaded(bounds, checked, *vec._kernel_args)
             for field in ("obs", "mask", "player", "rewards", "done", "truncated", "steps", "rng_state",
-                          "slots"):
+                          "slots", "final_slots"):
                 assert np.array_equal(getattr(engines[0], field), getattr(vec, field)), (step, bounds, field)
 
 
