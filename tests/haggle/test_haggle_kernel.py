@@ -63,6 +63,7 @@ def test_kernel_scoring_equals_the_scorer(options: dict) -> None:
     n = config.num_players
     rng = np.random.default_rng(5)
     out = np.zeros(n, dtype=np.float32)
+    work = np.full(kernels.WORK_SIZE, 99, dtype=np.int64)  # stale work space must not matter
     for _ in range(3000):
         hands = _random_hands(rng, n)
         row = vec.slots[0].copy()
@@ -70,7 +71,7 @@ def test_kernel_scoring_equals_the_scorer(options: dict) -> None:
         row[lay.hands : lay.rules] = np.ravel(hands)
         params = vec.params.copy()
         params[kernels.P_SUBMISSION] = 0
-        kernels._score(row, params, vec.rng_state.copy(), 0, out)
+        kernels._score(row, params, vec.rng_state.copy(), 0, out, work)
         scores = scoring.score_counts(hands, None, config.scoring)
         state = rules.State(config=config, hands=tuple(hands), rules=((0, 1),) * n, scores=tuple(scores))
         expected = np.array(rules.returns(state), dtype=np.float32)

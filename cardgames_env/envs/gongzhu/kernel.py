@@ -16,6 +16,7 @@ from numba import njit, prange
 
 from cardgames_env.core.engine import VectorEnv
 from cardgames_env.core.kernel_rng import shuffle
+from cardgames_env.core.threads import aligned_zeros, borrow
 from cardgames_env.envs.gongzhu import rules
 from cardgames_env.envs.gongzhu.cards import GOAT, PIG, SPADE_TWO, TRANSFORMER
 from cardgames_env.envs.gongzhu.encoding import LAYOUT
@@ -36,8 +37,9 @@ _C_HAND_NUMBER = 34  # 1 for the first hand
 _C_PIG_TAKER = 35  # seat that took the pig this hand, -1 before
 _C_LAST_POINTS = 36  # 4 points of the previous hand (rules.State.last_hand_points)
 _C_HAS_LAST = 40  # 1 when last_hand_points is set (0 = None, hand 1)
-STATE_WIDTH = 41
-"""int64 columns of one slot's state."""
+_C_DECK = 41  # 52 columns of work space: the deck being shuffled by a deal
+STATE_WIDTH = 93
+"""int64 columns of one slot's state (its last 52 the deal's work space)."""
 
 # -- observation offsets (encoding.LAYOUT; checked below so a layout change fails at import) -----
 _O_HAND = 0
@@ -170,9 +172,11 @@ def _write_outputs(
 @njit(cache=True)
 def _deal(state: np.ndarray, i: int, rng_state: np.ndarray) -> None:
     """Shuffle the deck with slot ``i``'s stream and give 13 cards to each seat ("Cards and deal")."""
-    deck = np.arange(52)
-    shuffle(rng_state, i, deck, 52)
     s = state[i]
+    deck = s[_C_DECK : _C_DECK + 52]
+    for k in range(52):
+        deck[k] = k
+    shuffle(rng_state, i, deck, 52)
     for seat in range(4):
         hand = 0
         for k in range(13 * seat, 13 * seat + 13):
@@ -307,28 +311,44 @@ def _step_and_write(
     _write_outputs(state, i, obs, mask, player, spade2_first)
 
 
-@njit(cache=True, parallel=True)
-def _step_parallel(
-    state: np.ndarray, final: np.ndarray, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+@njit(cache=True)
+def _step_block(
+    lo: int, hi: int, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
+    actions: np.ndarray, state: np.ndarray, final: np.ndarray, obs: np.ndarray, mask: np.ndarray,
     player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
-    rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
+    rng_state: np.ndarray,
 ) -> None:
-    """Step every slot (threads over slots) and write every slot's outputs."""
-    for i in prange(state.shape[0]):
+    """Step slots ``lo..hi-1`` in order."""
+    for i in range(lo, hi):
         _step_and_write(state, final, i, actions[i], obs, mask, player, rewards, done, truncated, steps,
                         rng_state, max_steps, game_end, game_end_upper, spade2_first)
+
+
+@njit(cache=True, parallel=True)
+def _step_threads(
+    bounds: np.ndarray, actions: np.ndarray, state: np.ndarray, final: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+    steps: np.ndarray, rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int,
+    spade2_first: bool,
+) -> None:
+    """Step every slot, chunk ``c`` of ``bounds`` on one thread."""
+    for c in prange(bounds.shape[0] - 1):
+        _step_block(bounds[c], bounds[c + 1], max_steps, game_end, game_end_upper, spade2_first, actions,
+                    state, final, obs, mask, player, rewards, done, truncated, steps, rng_state)
 
 
 @njit(cache=True)
-def _step_serial(
-    state: np.ndarray, final: np.ndarray, actions: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-    player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
-    rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
+def _step_one_thread(
+    bounds: np.ndarray, actions: np.ndarray, state: np.ndarray, final: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+    steps: np.ndarray, rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int,
+    spade2_first: bool,
 ) -> None:
-    """Step every slot on the calling thread (small batches: no thread start-up cost)."""
-    for i in range(state.shape[0]):
-        _step_and_write(state, final, i, actions[i], obs, mask, player, rewards, done, truncated, steps,
-                        rng_state, max_steps, game_end, game_end_upper, spade2_first)
+    """Step every slot on the calling thread (the arrays borrowed: no reference counting)."""
+    _step_block(
+        0, state.shape[0], max_steps, game_end, game_end_upper, spade2_first,
+        *borrow(actions, state, final, obs, mask, player, rewards, done, truncated, steps, rng_state),
+    )
 
 
 @njit(cache=True)
@@ -349,24 +369,21 @@ class GongZhuVectorEnv(VectorEnv):
 
     def _setup(self) -> None:
         config = self.config
-        self.slots = np.zeros((self.num_envs, STATE_WIDTH), dtype=np.int64)
+        self.slots = aligned_zeros((self.num_envs, STATE_WIDTH), np.int64)
         """Slot state, one int64 row per slot (see the ``_C_*`` columns)."""
-        self.final_slots = np.zeros_like(self.slots)
+        self.final_slots = aligned_zeros(self.slots.shape, np.int64)
         """Each slot's row as its last finished game ended (``final_state``)."""
         self._game_end = 0 if config.game_end is None else int(config.game_end)
         self._game_end_upper = 0 if config.game_end_upper is None else int(config.game_end_upper)
         self._spade2_first = bool(config.first_lead_must_be_spade2)
-        self._use_kernels(_step_serial, _step_parallel)
+        self._use_kernels(_step_one_thread, _step_threads, (
+            self.slots, self.final_slots, self.obs, self.mask, self.player, self.rewards, self.done,
+            self.truncated, self.steps, self.rng_state, self.max_steps, self._game_end, self._game_end_upper,
+            self._spade2_first,
+        ))
 
     def _reset_all(self) -> None:
         _reset_slots(self.slots, self.obs, self.mask, self.player, self.rng_state, self._spade2_first)
-
-    def _step(self, actions: np.ndarray) -> None:
-        self.chooser.run(
-            self.slots, self.final_slots, actions, self.obs, self.mask, self.player, self.rewards, self.done,
-            self.truncated, self.steps, self.rng_state, self.max_steps, self._game_end,
-            self._game_end_upper, self._spade2_first,
-        )
 
     def _load(self, i: int, state: rules.State) -> None:
         row = np.zeros(STATE_WIDTH, dtype=np.int64)

@@ -28,9 +28,10 @@ highest few), so a sub-step's mask costs one pass over the templates of the tabl
 (responding) or of the selection's lowest card (leading). ``declare k`` plays the selection
 with the highest legal rank of kind ``k``, like the encoding.
 
-**Threads.** The engine has two kernels, one spreading the slots over threads (``prange``) and
-one in the calling thread; they play the same games (one random stream per slot), and the
-driver's :class:`~cardgames_env.core.engine.KernelChooser` steps with the faster.
+**Threads.** The engine has two kernels, one giving each thread a chunk of slots (``prange``
+over chunks) and one in the calling thread; they play the same games (one random stream per
+slot), and the driver's :class:`~cardgames_env.core.engine.KernelChooser` steps with the
+faster.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from numba import njit, prange
 from cardgames_env.core.bits import bit_count, highest_bit, lowest_bit
 from cardgames_env.core.engine import VectorEnv
 from cardgames_env.core.kernel_rng import below, shuffle
+from cardgames_env.core.threads import aligned_zeros, borrow
 from cardgames_env.envs.haggis import rules
 from cardgames_env.envs.haggis.cards import FACE_MASK, NUM_NUMBER_CARDS, NUMBER_MASK, ODD_POINT_MASK
 from cardgames_env.envs.haggis.combos import BOMB_ORDER, BOMB_RANK, TEMPLATES
@@ -81,7 +83,9 @@ F_TRICK = 24
 """Trick plays, 5 fields each: seat, cards, kind, length, rank."""
 MAX_TRICK = 36
 """A trick holds at most 34 plays (every play takes a card of the 2 x 17)."""
-NUM_FIELDS = F_TRICK + 5 * MAX_TRICK
+F_DECK = F_TRICK + 5 * MAX_TRICK
+"""36 fields of work space: the number cards being shuffled by a deal."""
+NUM_FIELDS = F_DECK + 36
 
 # -- constants of the rules and the encoding ---------------------------------------------------
 _NUMBERS = NUMBER_MASK
@@ -379,7 +383,9 @@ def _best_top(
 @njit(cache=True)
 def _deal(st: np.ndarray, rng: np.ndarray, i: int) -> None:
     """Deal 14 number cards to each seat from the slot's stream; the 8 others are out of play."""
-    order = np.arange(36)
+    order = st[i, F_DECK : F_DECK + 36]
+    for k in range(36):
+        order[k] = k
     shuffle(rng, i, order, 36)
     h0 = 0
     h1 = 0
@@ -628,36 +634,52 @@ def _step_slot(
     _write_outputs(st, i, obs, mask, player, cfg, tpl, shape_lo, shape_hi, by_card, by_card_n)
 
 
-@njit(cache=True, parallel=True)
-def _step_all(
-    st: np.ndarray, final: np.ndarray, rng: np.ndarray, actions: np.ndarray, obs: np.ndarray,
-    mask: np.ndarray,
-    player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
-    max_steps: int, cfg: np.ndarray,
-    tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
+@njit(cache=True)
+def _step_block(
+    lo: int, hi: int, max_steps: int, actions: np.ndarray, st: np.ndarray, final: np.ndarray,
+    rng: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray,
+    done: np.ndarray, truncated: np.ndarray, steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray,
+    shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
 ) -> None:
-    """Step every slot (threads over slots)."""
-    for i in prange(st.shape[0]):
+    """Step slots ``lo..hi-1`` in order."""
+    for i in range(lo, hi):
         _step_slot(
             i, st, final, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps, cfg,
             tpl, shape_lo, shape_hi, by_card, by_card_n,
         )
+
+
+@njit(cache=True, parallel=True)
+def _step_threads(
+    bounds: np.ndarray, actions: np.ndarray, st: np.ndarray, final: np.ndarray, rng: np.ndarray,
+    obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray,
+    truncated: np.ndarray, steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray, shape_lo: np.ndarray,
+    shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray, max_steps: int,
+) -> None:
+    """Step every slot, chunk ``c`` of ``bounds`` on one thread (the slot loop sits in the
+    parallel region itself: there the arrays are known not to overlap, which saves reloads of
+    the tables after each write; measured 15% faster than calling ``_step_block``)."""
+    for c in prange(bounds.shape[0] - 1):
+        for i in range(bounds[c], bounds[c + 1]):
+            _step_slot(
+                i, st, final, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps,
+                cfg, tpl, shape_lo, shape_hi, by_card, by_card_n,
+            )
 
 
 @njit(cache=True)
-def _step_serial(
-    st: np.ndarray, final: np.ndarray, rng: np.ndarray, actions: np.ndarray, obs: np.ndarray,
-    mask: np.ndarray,
-    player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
-    max_steps: int, cfg: np.ndarray,
-    tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
+def _step_one_thread(
+    bounds: np.ndarray, actions: np.ndarray, st: np.ndarray, final: np.ndarray, rng: np.ndarray,
+    obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray,
+    truncated: np.ndarray, steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray, shape_lo: np.ndarray,
+    shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray, max_steps: int,
 ) -> None:
-    """Step every slot in the calling thread (few slots: no thread start-up)."""
-    for i in range(st.shape[0]):
-        _step_slot(
-            i, st, final, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps, cfg,
-            tpl, shape_lo, shape_hi, by_card, by_card_n,
-        )
+    """Step every slot in the calling thread (the arrays borrowed: no reference counting)."""
+    _step_block(
+        0, st.shape[0], max_steps,
+        *borrow(actions, st, final, rng, obs, mask, player, rewards, done, truncated, steps, cfg, tpl,
+                shape_lo, shape_hi, by_card, by_card_n),
+    )
 
 
 @njit(cache=True)
@@ -703,8 +725,8 @@ class HaggisVectorEnv(VectorEnv):
 
     def _setup(self) -> None:
         config = self.config
-        self.slots = np.zeros((self.num_envs, NUM_FIELDS), dtype=np.int64)
-        self.final_slots = np.zeros_like(self.slots)
+        self.slots = aligned_zeros((self.num_envs, NUM_FIELDS), np.int64)
+        self.final_slots = aligned_zeros(self.slots.shape, np.int64)
         """Each slot's row as its last finished game ended (``final_state``)."""
         self._cfg = np.array(
             [int(config.lone_qk_wild), int(config.natural_faces_in_runs), config.target_score,
@@ -712,17 +734,13 @@ class HaggisVectorEnv(VectorEnv):
             dtype=np.int64,
         )
         self._tables = (_TPL, _SHAPE_LO, _SHAPE_HI, _BY_CARD, _BY_CARD_N)
-        self._use_kernels(_step_serial, _step_all)
+        self._use_kernels(_step_one_thread, _step_threads, (
+            self.slots, self.final_slots, self.rng_state, self.obs, self.mask, self.player, self.rewards,
+            self.done, self.truncated, self.steps, self._cfg, *self._tables, self.max_steps,
+        ))
 
     def _reset_all(self) -> None:
         _reset_slots(self.slots, self.rng_state, self.obs, self.mask, self.player, self._cfg, *self._tables)
-
-    def _step(self, actions: np.ndarray) -> None:
-        self.chooser.run(
-            self.slots, self.final_slots, self.rng_state, actions, self.obs, self.mask, self.player,
-            self.rewards,
-            self.done, self.truncated, self.steps, self.max_steps, self._cfg, *self._tables,
-        )
 
     def _load(self, i: int, state: Any) -> None:
         if len(state.trick) > MAX_TRICK:

@@ -15,14 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import get_thread_id, njit, prange
 
 from cardgames_env.core.engine import VectorEnv
 from cardgames_env.core.kernel_rng import below, shuffle
+from cardgames_env.core.threads import aligned_zeros, borrow, max_kernel_threads
 from cardgames_env.envs.haggle import rules
 from cardgames_env.envs.haggle.cards import HAND_SIZE, NUM_COLOURS, NUM_MODIFIERS
 from cardgames_env.envs.haggle.env import HaggleEnv
-from cardgames_env.envs.haggle.rules import Stage, State
+from cardgames_env.envs.haggle.rules import MAX_PLAYERS, Stage, State
 from cardgames_env.envs.haggle.scoring import CARD_LIMIT, ELIMINATION_COUNT
 
 # Scalar fields of a slot row.
@@ -51,6 +52,22 @@ _OBS_PIECES = (
     "submitted", "submit_colour",
 )
 _ACTION_FAMILIES = ("target", "give", "ask", "terms", "reject", "accept", "accept_show", "submit")
+
+# Work space of a deal and of the scoring (one row per thread, int64): offsets of its pieces
+# for the largest game (MAX_PLAYERS players, two copies of each rule card).
+_W_CARDS = 0  # the cards of a deal (2N of each colour), then of a hand being capped
+_W_POOL = _W_CARDS + NUM_COLOURS * 2 * MAX_PLAYERS  # the rule cards of a deal
+_W_HANDED = _W_POOL + NUM_MODIFIERS * 2  # N x 5: the handed-in counts
+_W_SCORED = _W_HANDED + MAX_PLAYERS * NUM_COLOURS  # N x 5: the counts after the 13-card cap
+_W_ELIMINATED = _W_SCORED + MAX_PLAYERS * NUM_COLOURS
+_W_SUBTOTAL = _W_ELIMINATED + MAX_PLAYERS
+_W_IN_FIELD = _W_SUBTOTAL + MAX_PLAYERS
+_W_CROSS = _W_IN_FIELD + MAX_PLAYERS
+_W_CULPRITS = _W_CROSS + MAX_PLAYERS
+_W_COLUMN = _W_CULPRITS + MAX_PLAYERS  # one colour's column (yellows, then reds)
+_W_VALUES = _W_COLUMN + MAX_PLAYERS
+WORK_SIZE = -(-(_W_VALUES + MAX_PLAYERS) // 8) * 8
+"""int64 entries of one thread's work space (whole cache lines, so threads never share one)."""
 
 
 class _Layout:
@@ -89,14 +106,15 @@ def _offer_fits(offers: np.ndarray, j: int, row: np.ndarray, hand_at: int) -> bo
 
 
 @njit(cache=True)
-def _deal(row: np.ndarray, prm: np.ndarray, rng_state: np.ndarray, i: int) -> None:
+def _deal(row: np.ndarray, prm: np.ndarray, rng_state: np.ndarray, i: int, work: np.ndarray) -> None:
     """Rules ``sample_deal`` + ``new_game``: 2N cards of each colour, 10 each; two different
-    rule cards each from ``rule_copies`` copies of the 12 (docs/rules/haggle.md, "The game in the env")."""
+    rule cards each from ``rule_copies`` copies of the 12 (docs/rules/haggle.md, "The game in the env").
+    ``work``: the calling thread's work space (:data:`WORK_SIZE` entries)."""
     n = prm[P_N]
     row[:] = 0
     row[TARGET] = -1
     row[SHOW] = -1
-    deck = np.empty(NUM_COLOURS * 2 * n, dtype=np.int64)
+    deck = work[_W_CARDS : _W_CARDS + NUM_COLOURS * 2 * n]
     for k in range(deck.size):
         deck[k] = k // (2 * n)
     shuffle(rng_state, i, deck, deck.size)
@@ -104,7 +122,7 @@ def _deal(row: np.ndarray, prm: np.ndarray, rng_state: np.ndarray, i: int) -> No
         for k in range(HAND_SIZE):
             row[prm[P_HANDS] + p * NUM_COLOURS + deck[p * HAND_SIZE + k]] += 1
     copies = prm[P_COPIES]
-    pool = np.empty(NUM_MODIFIERS * copies, dtype=np.int64)
+    pool = work[_W_POOL : _W_POOL + NUM_MODIFIERS * copies]
     for k in range(pool.size):
         pool[k] = k // copies
     while True:  # two different rule cards each (a retry only when there are two copies)
@@ -281,28 +299,31 @@ def cap_hand(hand: np.ndarray, rng_state: np.ndarray, i: int, cards: np.ndarray,
 
 
 @njit(cache=True)
-def _score(row: np.ndarray, prm: np.ndarray, rng_state: np.ndarray, i: int, out: np.ndarray) -> None:
+def _score(
+    row: np.ndarray, prm: np.ndarray, rng_state: np.ndarray, i: int, out: np.ndarray, work: np.ndarray
+) -> None:
     """The scoring chance node and ``returns``: the 13-card cap (rule S12), then
-    ``scoring.score_counts`` with all 12 modifiers, then the reward formula, into ``out``."""
+    ``scoring.score_counts`` with all 12 modifiers, then the reward formula, into ``out``.
+    ``work``: the calling thread's work space (:data:`WORK_SIZE` entries)."""
     n = prm[P_N]
     handed_at = prm[P_SUBMITTED] if prm[P_SUBMISSION] else prm[P_HANDS]
-    handed = np.empty((n, NUM_COLOURS), dtype=np.int64)
-    scored = np.empty((n, NUM_COLOURS), dtype=np.int64)
-    cards = np.empty(NUM_COLOURS * 2 * n, dtype=np.int64)
+    handed = work[_W_HANDED : _W_HANDED + n * NUM_COLOURS].reshape((n, NUM_COLOURS))
+    scored = work[_W_SCORED : _W_SCORED + n * NUM_COLOURS].reshape((n, NUM_COLOURS))
+    cards = work[_W_CARDS : _W_CARDS + NUM_COLOURS * 2 * n]
     for p in range(n):  # step 1, in seat order
         for c in range(NUM_COLOURS):
             handed[p, c] = row[handed_at + p * NUM_COLOURS + c]
         cap_hand(handed[p], rng_state, i, cards, scored[p])
     has_penalty, penalty = prm[P_HAS_PENALTY], prm[P_PENALTY]
-    eliminated = np.zeros(n, dtype=np.bool_)
-    subtotal = np.zeros(n, dtype=np.int64)
+    eliminated = work[_W_ELIMINATED : _W_ELIMINATED + n]  # 0/1 flags
+    subtotal = work[_W_SUBTOTAL : _W_SUBTOTAL + n]
     for p in range(n):
         y, b, r, o, w = scored[p, 0], scored[p, 1], scored[p, 2], scored[p, 3], scored[p, 4]
         big = 0
         for c in range(NUM_COLOURS):
             if handed[p, c] >= ELIMINATION_COUNT:
                 big += 1
-        eliminated[p] = not has_penalty and big > 0  # modifier 6
+        eliminated[p] = 1 if not has_penalty and big > 0 else 0  # modifier 6
         white_value = 0 if w > 3 else 5  # modifier 1
         orange = min(o, b)  # modifier 2
         total = y * 1 + b * 2 + r * 3 + orange * 4 + w * white_value
@@ -312,13 +333,14 @@ def _score(row: np.ndarray, prm: np.ndarray, rng_state: np.ndarray, i: int, out:
         if has_penalty:
             total += penalty * big
         subtotal[p] = total
-    in_field = np.empty(n, dtype=np.bool_)
+    in_field = work[_W_IN_FIELD : _W_IN_FIELD + n]  # 0/1 flags
     for p in range(n):  # decision A6
-        in_field[p] = prm[P_IN_GLOBALS] != 0 or not eliminated[p]
-    cross = np.zeros(n, dtype=np.int64)
-    culprits = np.zeros(n, dtype=np.bool_)
+        in_field[p] = 1 if prm[P_IN_GLOBALS] != 0 or not eliminated[p] else 0
+    cross = work[_W_CROSS : _W_CROSS + n]
+    culprits = work[_W_CULPRITS : _W_CULPRITS + n]  # 0/1 flags
     for p in range(n):  # modifier 3
-        culprits[p] = in_field[p] and scored[p, 1] >= 5
+        cross[p] = 0
+        culprits[p] = 1 if in_field[p] and scored[p, 1] >= 5 else 0
     for p in range(n):
         hits = 0
         for q in range(n):
@@ -326,24 +348,29 @@ def _score(row: np.ndarray, prm: np.ndarray, rng_state: np.ndarray, i: int, out:
                 hits += 1
         protection = scored[p, 2] // 3  # modifier 4
         cross[p] -= 10 * max(0, hits - protection)
-    yellows = scored[:, 0].copy()
+    yellows = work[_W_COLUMN : _W_COLUMN + n]
+    for p in range(n):
+        yellows[p] = scored[p, 0]
     winner = _unique_winner(yellows, in_field, n if prm[P_CASCADE] else 2, prm[P_YELLOW_MIN])  # modifier 5
     if winner >= 0:
         cross[winner] += scored[winner, 0] ** 2
-    reds = scored[:, 2].copy()
+    reds = yellows  # modifier 5 is decided: its column is free again
+    for p in range(n):
+        reds[p] = scored[p, 2]
     winner = _unique_winner(reds, in_field, 1, 1)  # modifier 9
     if winner >= 0:
         cross[winner] += 3 * scored[winner, 2]
-    values = np.zeros(n, dtype=np.int64)
+    values = work[_W_VALUES : _W_VALUES + n]
     lowest, alive = 0, 0
     for p in range(n):
+        values[p] = 0
         if eliminated[p]:
             continue
-        sorted_counts = np.sort(handed[p])
-        pyramid = True  # modifier 8
+        seen = 0  # modifier 8: the five counts are 0, 1, 2, 3, 4 in some order
         for c in range(NUM_COLOURS):
-            if sorted_counts[c] != c:
-                pyramid = False
+            if handed[p, c] < NUM_COLOURS:
+                seen |= 1 << handed[p, c]
+        pyramid = seen == (1 << NUM_COLOURS) - 1
         if not pyramid:
             values[p] = subtotal[p] + cross[p]
         elif prm[P_PYRAMID_FINAL]:
@@ -467,7 +494,7 @@ def _step_slot(
     i: int, action: int, slots: np.ndarray, final: np.ndarray, prm: np.ndarray, offers: np.ndarray,
     scale: np.ndarray,
     rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
-    rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+    rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, work: np.ndarray,
 ) -> None:
     row = slots[i]
     rewards[i, :] = 0.0
@@ -478,55 +505,74 @@ def _step_slot(
     _apply(row, prm, offers, action)
     steps[i] += 1
     if row[STAGE] == Stage.SCORE:
-        _score(row, prm, rng_state, i, rewards[i])
+        _score(row, prm, rng_state, i, rewards[i], work)
         done[i] = True
     elif steps[i] >= prm[P_MAX_STEPS]:
         done[i] = True
         truncated[i] = True
     if done[i]:
         final[i, :] = row  # the finished game, for ``final_state``
-        _deal(row, prm, rng_state, i)
+        _deal(row, prm, rng_state, i, work)
         steps[i] = 0
     player[i] = _write_outputs(row, prm, offers, scale, obs[i], mask[i])
 
 
-@njit(cache=True, parallel=True)
-def _step_all(
-    actions: np.ndarray, slots: np.ndarray, final: np.ndarray, prm: np.ndarray, offers: np.ndarray,
-    scale: np.ndarray,
-    rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
-    rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+@njit(cache=True)
+def _step_block(
+    lo: int, hi: int, actions: np.ndarray, slots: np.ndarray, final: np.ndarray, prm: np.ndarray,
+    offers: np.ndarray, scale: np.ndarray, rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+    work: np.ndarray,
 ) -> None:
-    for i in prange(actions.size):
+    """Step slots ``lo..hi-1`` in order with work space ``work``."""
+    for i in range(lo, hi):
         _step_slot(
             i, actions[i], slots, final, prm, offers, scale, rng_state, steps, obs, mask, player, rewards,
-            done,
-            truncated,
+            done, truncated, work,
         )
+
+
+@njit(cache=True, parallel=True)
+def _step_threads(
+    bounds: np.ndarray, actions: np.ndarray, slots: np.ndarray, final: np.ndarray, prm: np.ndarray,
+    offers: np.ndarray, scale: np.ndarray, rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+    work: np.ndarray,
+) -> None:
+    """Step every slot, chunk ``c`` of ``bounds`` on one thread, which works in its own row of
+    ``work`` (one per thread, whatever the number of chunks). The slot loop sits in the parallel
+    region itself, where the arrays are known not to overlap."""
+    for c in prange(bounds.shape[0] - 1):
+        own = work[get_thread_id()]
+        for i in range(bounds[c], bounds[c + 1]):
+            _step_slot(
+                i, actions[i], slots, final, prm, offers, scale, rng_state, steps, obs, mask, player, rewards,
+                done, truncated, own,
+            )
 
 
 @njit(cache=True)
-def _step_serial(
-    actions: np.ndarray, slots: np.ndarray, final: np.ndarray, prm: np.ndarray, offers: np.ndarray,
-    scale: np.ndarray,
-    rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
-    rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+def _step_one_thread(
+    bounds: np.ndarray, actions: np.ndarray, slots: np.ndarray, final: np.ndarray, prm: np.ndarray,
+    offers: np.ndarray, scale: np.ndarray, rng_state: np.ndarray, steps: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+    work: np.ndarray,
 ) -> None:
-    for i in range(actions.size):
-        _step_slot(
-            i, actions[i], slots, final, prm, offers, scale, rng_state, steps, obs, mask, player, rewards,
-            done,
-            truncated,
-        )
+    """Step every slot on the calling thread (the arrays borrowed: no reference counting)."""
+    _step_block(
+        0, slots.shape[0],
+        *borrow(actions, slots, final, prm, offers, scale, rng_state, steps, obs, mask, player, rewards, done,
+                truncated, work[0]),
+    )
 
 
 @njit(cache=True)
 def _reset_all(
     slots: np.ndarray, prm: np.ndarray, offers: np.ndarray, scale: np.ndarray, rng_state: np.ndarray,
-    obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
+    obs: np.ndarray, mask: np.ndarray, player: np.ndarray, work: np.ndarray,
 ) -> None:
     for i in range(slots.shape[0]):
-        _deal(slots[i], prm, rng_state, i)
+        _deal(slots[i], prm, rng_state, i, work)
         player[i] = _write_outputs(slots[i], prm, offers, scale, obs[i], mask[i])
 
 
@@ -574,21 +620,19 @@ class HaggleVectorEnv(VectorEnv):
             prm[index] = layout.slice(piece).start
         self.params = prm
         self.scale = np.asarray(self.encoding._scale, dtype=np.float32)
-        self.slots = np.zeros((self.num_envs, lay.width), dtype=np.int64)
-        self.final_slots = np.zeros_like(self.slots)
+        self.slots = aligned_zeros((self.num_envs, lay.width), np.int64)
+        self.final_slots = aligned_zeros(self.slots.shape, np.int64)
         """Each slot's row as its last finished game ended (``final_state``)."""
-        self._use_kernels(_step_serial, _step_all)
+        self._work = aligned_zeros((max_kernel_threads(), WORK_SIZE), np.int64)
+        """Work space of the deals and the scoring, one row per thread."""
+        self._use_kernels(_step_one_thread, _step_threads, (
+            self.slots, self.final_slots, self.params, self.offers, self.scale, self.rng_state, self.steps,
+            self.obs, self.mask, self.player, self.rewards, self.done, self.truncated, self._work,
+        ))
 
     def _reset_all(self) -> None:
         _reset_all(self.slots, self.params, self.offers, self.scale, self.rng_state, self.obs, self.mask,
-                   self.player)
-
-    def _step(self, actions: np.ndarray) -> None:
-        self.chooser.run(
-            actions, self.slots, self.final_slots, self.params, self.offers, self.scale, self.rng_state,
-            self.steps,
-            self.obs, self.mask, self.player, self.rewards, self.done, self.truncated,
-        )
+                   self.player, self._work[0])
 
     def _load(self, i: int, state: Any) -> None:
         stage = int(state.stage)

@@ -34,6 +34,7 @@ from numba import njit, prange
 
 from cardgames_env.core.engine import VectorEnv
 from cardgames_env.core.kernel_rng import below, shuffle
+from cardgames_env.core.threads import aligned_zeros, borrow
 from cardgames_env.envs.jaipur import encoding, rules, substeps
 from cardgames_env.envs.jaipur.cards import (
     BONUS_KINDS,
@@ -377,26 +378,34 @@ def _apply(s: np.ndarray, action: int, ex_take: np.ndarray, ex_give: np.ndarray)
 
 
 @njit(cache=True)
+def _round_tally(s: np.ndarray, p: int, camel: int) -> tuple[int, int, int]:
+    """Player ``p``'s rupees of the round, bonus tokens and goods tokens ("End of a round and scoring")."""
+    total = s[GSUM + p] + (CAMEL_TOKEN if camel == p else 0)
+    bonus = 0
+    goods = 0
+    for k in range(BONUS_KINDS):
+        bslot = p * BONUS_KINDS + k
+        count = s[BTOKN + bslot]
+        bonus += count
+        for j in range(count):
+            total += s[BTOK + bslot * PILE_CAP + j]
+    for g in range(NUM_GOODS):
+        goods += s[GTOKN + p * NUM_GOODS + g]
+    return total, bonus, goods
+
+
+@njit(cache=True)
 def _end_round(s: np.ndarray, hist: np.ndarray, i: int, cfg: np.ndarray, rewards: np.ndarray) -> bool:
     """Score the round ("End of a round and scoring": camel token, rupees, Seal with tie-breaks; A7), pay the
     rewards, record it; True if the game is over."""
     h0 = s[HERDS]
     h1 = s[HERDS + 1]
     camel = 0 if h0 > h1 else (1 if h1 > h0 else -1)  # a camel tie: nobody
-    totals = np.zeros(2, np.int64)
-    bonus_counts = np.zeros(2, np.int64)
-    goods_counts = np.zeros(2, np.int64)
-    for p in range(NUM_PLAYERS):
-        total = s[GSUM + p] + (CAMEL_TOKEN if camel == p else 0)
-        for k in range(BONUS_KINDS):
-            bslot = p * BONUS_KINDS + k
-            count = s[BTOKN + bslot]
-            bonus_counts[p] += count
-            for j in range(count):
-                total += s[BTOK + bslot * PILE_CAP + j]
-        for g in range(NUM_GOODS):
-            goods_counts[p] += s[GTOKN + p * NUM_GOODS + g]
-        totals[p] = total
+    total0, bonus0, goods0 = _round_tally(s, 0, camel)
+    total1, bonus1, goods1 = _round_tally(s, 1, camel)
+    totals = (total0, total1)
+    bonus_counts = (bonus0, bonus1)
+    goods_counts = (goods0, goods1)
     seal = -1
     if totals[0] != totals[1]:
         seal = 0 if totals[0] > totals[1] else 1
@@ -696,10 +705,11 @@ def _refresh_slot(s, i, obs, mask, midx, cand, player, cfg, lut, cand_start, can
 
 
 @njit(cache=True)
-def _step_range(
-    lo, hi, state, hist, final, final_hist, actions, rng, obs, mask, midx, cand, player, rewards, done,
+def _step_block(
+    lo, hi, actions, state, hist, final, final_hist, rng, obs, mask, midx, cand, player, rewards, done,
     truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
+    """Step slots ``lo..hi-1`` in order."""
     for i in range(lo, hi):
         _step_slot(state[i], hist[i], final[i], final_hist[i], i, actions[i], rng, obs, mask, midx, cand,
                    player, rewards, done, truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq,
@@ -707,31 +717,29 @@ def _step_range(
 
 
 @njit(cache=True)
-def _step_serial(
-    state, hist, final, final_hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated,
-    steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
+def _step_one_thread(
+    bounds, actions, state, hist, final, final_hist, rng, obs, mask, midx, cand, player, rewards, done,
+    truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
-    _step_range(0, state.shape[0], state, hist, final, final_hist, actions, rng, obs, mask, midx, cand,
-                player, rewards, done, truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq,
-                ex_take, ex_give)
-
-
-PARALLEL_PARTS = 8
-"""Blocks of slots the parallel kernel hands to the threads (a few per core, for balance)."""
+    """Step every slot on the calling thread (the arrays borrowed: no reference counting)."""
+    _step_block(
+        0, state.shape[0],
+        *borrow(actions, state, hist, final, final_hist, rng, obs, mask, midx, cand, player, rewards, done,
+                truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give),
+    )
 
 
 @njit(cache=True, parallel=True)
-def _step_parallel(
-    state, hist, final, final_hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated,
-    steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
+def _step_threads(
+    bounds, actions, state, hist, final, final_hist, rng, obs, mask, midx, cand, player, rewards, done,
+    truncated, steps, cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give,
 ):
-    # The threads run blocks of slots through the one-thread loop (a small parallel region
-    # compiles in a fraction of the time of one holding the whole step).
-    n = state.shape[0]
-    for part in prange(PARALLEL_PARTS):
-        _step_range(n * part // PARALLEL_PARTS, n * (part + 1) // PARALLEL_PARTS, state, hist, final,
-                    final_hist, actions, rng, obs, mask, midx, cand, player, rewards, done, truncated, steps,
-                    cfg, lut, cand_start, cand_list, give_packed, seq, ex_take, ex_give)
+    """Step every slot, chunk ``c`` of ``bounds`` on one thread (the region holds only the
+    chunk loop: a parallel region holding the whole step compiles far slower)."""
+    for c in prange(bounds.shape[0] - 1):
+        _step_block(bounds[c], bounds[c + 1], actions, state, hist, final, final_hist, rng, obs, mask, midx,
+                    cand, player, rewards, done, truncated, steps, cfg, lut, cand_start, cand_list,
+                    give_packed, seq, ex_take, ex_give)
 
 
 @njit(cache=True)
@@ -765,14 +773,14 @@ class JaipurVectorEnv(VectorEnv):
         config = self.config
         self._substeps = config.exchange_encoding == "substeps"
         self._hist_cap = min(config.round_cap, HIST_CAP)
-        self.slots = np.zeros((n, WIDTH), dtype=np.int32)
-        self.history = np.zeros((n, self._hist_cap, HIST_FIELDS), dtype=np.int32)
-        self.final_slots = np.zeros_like(self.slots)
-        self.final_history = np.zeros_like(self.history)
+        self.slots = aligned_zeros((n, WIDTH), np.int32)
+        self.history = aligned_zeros((n, self._hist_cap, HIST_FIELDS), np.int32)
+        self.final_slots = aligned_zeros((n, WIDTH), np.int32)
+        self.final_history = aligned_zeros((n, self._hist_cap, HIST_FIELDS), np.int32)
         """Each slot's row and history as its last finished game ended (``final_state``)."""
         mask_cap = self.action_size if self._substeps else EXCHANGE0 + MAX_CANDIDATES
-        self._midx = np.zeros((n, mask_cap), dtype=np.int32)
-        self._cand = np.zeros((n, MAX_CANDIDATES if self._substeps else 1), dtype=np.int32)
+        self._midx = aligned_zeros((n, mask_cap), np.int32)
+        self._cand = aligned_zeros((n, MAX_CANDIDATES if self._substeps else 1), np.int32)
         self.legal_index = self._midx.view()
         self.legal_index.flags.writeable = False
         self.legal_count = self.slots[:, MCOUNT]
@@ -786,20 +794,16 @@ class JaipurVectorEnv(VectorEnv):
         self._cfg[C_HIST_CAP] = self._hist_cap
         self._cfg[C_MAX_STEPS] = self.max_steps
         self._tables = (MARKET_LUT, CAND_START, CAND_LIST, GIVE_PACKED, SEQ)
-        self._use_kernels(_step_serial, _step_parallel)
+        self._use_kernels(_step_one_thread, _step_threads, (
+            self.slots, self.history, self.final_slots, self.final_history, self.rng_state, self.obs,
+            self.mask, self._midx, self._cand, self.player, self.rewards, self.done, self.truncated,
+            self.steps, self._cfg, *self._tables, EX_TAKE, EX_GIVE,
+        ))
 
     def _reset_all(self) -> None:
         _reset_kernel(
             self.slots, self.rng_state, self.obs, self.mask, self._midx, self._cand, self.player, self._cfg,
             *self._tables,
-        )
-
-    def _step(self, actions: np.ndarray) -> None:
-        self.chooser.run(
-            self.slots, self.history, self.final_slots, self.final_history, actions, self.rng_state,
-            self.obs, self.mask, self._midx, self._cand,
-            self.player, self.rewards, self.done, self.truncated, self.steps, self._cfg, *self._tables,
-            EX_TAKE, EX_GIVE,
         )
 
     def _load(self, i: int, state: Any) -> None:

@@ -30,6 +30,7 @@ from numba import njit, prange
 from cardgames_env.core.bits import bit_count, bit_length, lowest_bit
 from cardgames_env.core.engine import VectorEnv
 from cardgames_env.core.kernel_rng import shuffle
+from cardgames_env.core.threads import aligned_zeros, borrow
 from cardgames_env.envs.red7 import rules
 from cardgames_env.envs.red7.cards import COLOUR_MASKS, EVEN_MASK, LOW_MASK, NUM_CARDS, NUMBER_MASKS
 from cardgames_env.envs.red7.encoding import (
@@ -952,27 +953,42 @@ def _step_slot(
 
 
 @njit(cache=True)
-def _step_serial(
-    S: np.ndarray, final: np.ndarray, actions: np.ndarray, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
-    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
-    steps: np.ndarray, rng_state: np.ndarray,
+def _step_block(
+    lo: int, hi: int, actions: np.ndarray, S: np.ndarray, final: np.ndarray, cfg: np.ndarray,
+    offs: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray,
+    done: np.ndarray, truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray,
 ) -> None:
-    """Step every slot on the calling thread (small batches)."""
-    for i in range(S.shape[0]):
+    """Step slots ``lo..hi-1`` in order."""
+    for i in range(lo, hi):
         _step_slot(S, final, i, actions[i], cfg, offs, obs, mask, player, rewards, done, truncated, steps,
                    rng_state)
+
+
+@njit(cache=True)
+def _step_one_thread(
+    bounds: np.ndarray, actions: np.ndarray, S: np.ndarray, final: np.ndarray, cfg: np.ndarray,
+    offs: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray,
+    done: np.ndarray, truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray,
+) -> None:
+    """Step every slot on the calling thread (the arrays borrowed: no reference counting)."""
+    _step_block(
+        0, S.shape[0],
+        *borrow(actions, S, final, cfg, offs, obs, mask, player, rewards, done, truncated, steps, rng_state),
+    )
 
 
 @njit(cache=True, parallel=True)
-def _step_parallel(
-    S: np.ndarray, final: np.ndarray, actions: np.ndarray, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
-    mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
-    steps: np.ndarray, rng_state: np.ndarray,
+def _step_threads(
+    bounds: np.ndarray, actions: np.ndarray, S: np.ndarray, final: np.ndarray, cfg: np.ndarray,
+    offs: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray,
+    done: np.ndarray, truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray,
 ) -> None:
-    """Step every slot, slots spread over the threads (``prange``)."""
-    for i in prange(S.shape[0]):
-        _step_slot(S, final, i, actions[i], cfg, offs, obs, mask, player, rewards, done, truncated, steps,
-                   rng_state)
+    """Step every slot, chunk ``c`` of ``bounds`` on one thread."""
+    for c in prange(bounds.shape[0] - 1):
+        _step_block(
+            bounds[c], bounds[c + 1], actions, S, final, cfg, offs, obs, mask, player, rewards, done,
+            truncated, steps, rng_state,
+        )
 
 
 class Red7VectorEnv(VectorEnv):
@@ -982,9 +998,9 @@ class Red7VectorEnv(VectorEnv):
 
     def _setup(self) -> None:
         config = self.config
-        self.slots = np.zeros((self.num_envs, ROW), dtype=np.int64)
+        self.slots = aligned_zeros((self.num_envs, ROW), np.int64)
         """Slot state, one row per slot (``F_*`` field offsets)."""
-        self.final_slots = np.zeros_like(self.slots)
+        self.final_slots = aligned_zeros(self.slots.shape, np.int64)
         """Each slot's row as its last finished game ended (``final_state``)."""
         self._cfg = np.array(
             [config.num_players, config.strict, config.advanced, config.action_rule, config.seven_to_deck,
@@ -993,23 +1009,15 @@ class Red7VectorEnv(VectorEnv):
         )
         layout = self.encoding.layout
         self._offs = np.array([layout.slice(name).start for name in _PIECES], dtype=np.int64)
-        self._use_kernels(_step_serial, _step_parallel)
+        self._use_kernels(_step_one_thread, _step_threads, (
+            self.slots, self.final_slots, self._cfg, self._offs, self.obs, self.mask, self.player,
+            self.rewards, self.done, self.truncated, self.steps, self.rng_state,
+        ))
 
     def _reset_all(self) -> None:
         # The step kernel deals a fresh game into every slot given action DEAL (one compiled kernel).
         deal = np.full(self.num_envs, DEAL, dtype=np.int64)
-        _step_serial(
-            self.slots, self.final_slots, deal, self._cfg, self._offs, self.obs, self.mask, self.player,
-            self.rewards,
-            self.done, self.truncated, self.steps, self.rng_state,
-        )
-
-    def _step(self, actions: np.ndarray) -> None:
-        self.chooser.run(
-            self.slots, self.final_slots, actions, self._cfg, self._offs, self.obs, self.mask, self.player,
-            self.rewards,
-            self.done, self.truncated, self.steps, self.rng_state,
-        )
+        _step_one_thread(self.chunks(), deal, *self._kernel_args)
 
     def _load(self, i: int, state: rules.State) -> None:
         if state.status != PLAYING or state.phase == DONE:
