@@ -24,6 +24,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from .agents.base import AGENT_KINDS
@@ -165,10 +166,29 @@ def build_agents(env: Any, spec: str, seed: int) -> list[Any]:
     return agents
 
 
+def writable(path: str | Path, what: str, folder: bool = False) -> None:
+    """Check, before any work, that an output file (or ``folder``) can be written at ``path``.
+
+    Raises:
+        UsageError: naming ``what`` and the path, when it cannot.
+    """
+    from .training.output import check_output_file, check_output_folder
+
+    try:
+        if folder:
+            check_output_folder(path, what)
+        else:
+            check_output_file(path, what)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     """Play (or watch) one episode with the given agents (and append its record with ``--record``)."""
     from .core.progress import Progress
 
+    if args.record is not None:
+        writable(args.record, "--record")
     non_negative(args.seed, "--seed")
     env = make_env(args.env, args.option)
     agents = build_agents(env, args.agents, args.seed)
@@ -410,6 +430,10 @@ def cmd_train_rllib(args: argparse.Namespace, options: dict[str, Any]) -> int:
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Train a MaskablePPO or DMC agent (see :mod:`cardgames_env.training.train`), or with RLlib."""
+    if args.out is not None:
+        writable(args.out, "--out", folder=True)
+    else:  # the run folder will be made under runs/ (its name depends on the settings)
+        writable("runs", "the default run folder", folder=True)
     options = env_options(args.env, args.option)
     if getattr(args, "backend", "sb3") == "rllib":
         return cmd_train_rllib(args, options)
@@ -478,11 +502,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 def cmd_league(args: argparse.Namespace) -> int:
     """Play a round-robin league and print (and save) its Elo table."""
-    from pathlib import Path
-
+    if args.out is not None:  # first: a destination that cannot be written would waste the games
+        writable(args.out, "--out", folder=True)
     from .core.progress import Progress
     from .training.evaluate import league
-    from .training.output import check_output_folder
 
     options = env_options(args.env, args.option)
     positive(args.games, "--games")
@@ -493,11 +516,6 @@ def cmd_league(args: argparse.Namespace) -> int:
     if len(specs) < 2:
         raise UsageError("--agents needs at least two agents, separated by commas")
     check_agents(args.env, args.option, specs)
-    if args.out is not None:
-        try:  # before the games: a destination that cannot be written would waste them
-            check_output_folder(args.out)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
     total = len(specs) * (len(specs) - 1) // 2 * args.games
     try:
         with Progress(total, "games", "league", progress_setting(args)) as bar:
@@ -522,6 +540,7 @@ def cmd_league(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export a trained model as a torch-free policy (``DEST.npz`` + ``DEST.json``)."""
+    writable(Path(args.dest).parent, "DEST_STEM's folder", folder=True)
     from .agents.pretrained import MAX_BYTES
     from .core.progress import Progress
     from .training.export import EXPORT_STAGES, export_policy
@@ -539,6 +558,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_curve(args: argparse.Namespace) -> int:
     """Draw (again) the learning curve of a training run folder."""
+    if args.out is not None:
+        writable(args.out, "--out")
     from .training.plots import plot_learning_curve
 
     try:

@@ -1,8 +1,11 @@
-"""The CI script keeps lint and types clean: ``ruff`` and ``mypy`` run before the tests."""
+"""The CI script keeps lint and types clean (``ruff`` and ``mypy`` run before the tests) and runs
+the default test set, then the slow set the README describes."""
 
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,3 +41,32 @@ def test_dev_extra_holds_ruff_and_mypy():
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     dev = re.search(r"^dev = \[(.*)\]$", pyproject, re.M)
     assert dev and "ruff" in dev.group(1) and "mypy" in dev.group(1)
+
+
+def test_ci_runs_the_slow_set_after_the_default_set_with_durations():
+    slow = position(r"-m pytest -m slow --durations=\d+$")
+    assert position(r"-m pytest$") < slow
+    assert position(r"pip install .*torchrl==") < slow  # the slow TorchRL check runs in CI
+
+
+def _collected(*args: str) -> set[str]:
+    """Test ids that ``python -m pytest ARGS --collect-only`` lists with the project's addopts."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *args, "--collect-only", "-p", "no:cacheprovider",
+         "tests/vector/test_haggle_vector.py"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return {line.split("::")[1] for line in done.stdout.splitlines() if "::" in line}
+
+
+def test_readme_slow_command_runs_only_the_slow_tests():
+    """addopts holds ``-m 'not slow'``; the README's ``-m slow`` comes later and wins."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "`.venv/bin/python -m pytest -m slow`" in readme
+    assert commands()[position(r"-m pytest -m slow")].startswith(".venv/bin/python -m pytest -m slow ")
+    slow = _collected("-m", "slow")
+    default = _collected()
+    names = {test.split("[")[0] for test in slow}
+    assert names == {"test_matches_the_aec_env_move_by_move_long"}, slow
+    assert default and not default & slow

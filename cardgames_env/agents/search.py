@@ -233,10 +233,15 @@ class SearchAgent:
         Only what that seat may know is used: the state is first reduced to a canonical member
         of its information set (:meth:`GameAdapter.canonical`).
 
+        Raises:
+            ValueError: for a state that is not a position of the env's game and variant with
+                a seat to move (the game's ``rules.validate_state`` names the field).
+
         The cyclic garbage collector is paused while the search runs: a simulation's objects
         (immutable states, the tree) form no reference cycles and are freed as they go, and
         a full collection in the middle of a decision would add tens of milliseconds to it.
         """
+        self.adapter.rules.validate_state(state, self.env.config)
         paused = gc.isenabled()
         gc.disable()
         try:

@@ -182,7 +182,7 @@ class CardGameEnv(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         if action is None:
-            raise ValueError(f"{agent} is alive: step() needs an action, got None")
+            raise _none_from_live_agent(agent)
         if type(action) is not int:
             action = as_action(action)
         rules = self.rules
@@ -191,9 +191,7 @@ class CardGameEnv(AECEnv, EzPickle):
         if mask is None:
             mask = self.action_mask()
         if not 0 <= action < len(mask) or not mask[action]:
-            raise IllegalMoveError(
-                f"action {action} is not legal for {agent}; legal: {np.flatnonzero(mask).tolist()}"
-            )
+            raise _illegal_action(agent, action, mask)
         encoding = self.encoding
         decision = encoding.apply_action(self._decision, action)
         state = encoding.rules_state(decision)
@@ -247,6 +245,32 @@ class CardGameEnv(AECEnv, EzPickle):
                         self.terminations[a] = True
                 self._eliminated = eliminated
                 self._deads_step_first()
+
+    def check_action(self, action: Any) -> None:
+        """Raise the error :meth:`step` raises for ``action`` if it is not an action at all here.
+
+        Refused: ``None`` from a live agent, an action from a dead one (its step takes
+        ``None``), an action of the wrong type, one outside the action space. Legality under
+        the mask is not checked (the illegal-move wrapper of :func:`wrap_env` handles an
+        in-range illegal action). Nothing changes.
+
+        Raises:
+            TypeError: for an action of the wrong type (see :func:`as_action`).
+            ValueError: for ``None`` from a live agent, an action from a dead one, or
+                (``IllegalMoveError``) an action outside the action space.
+            RuntimeError: before the first ``reset()``.
+        """
+        self._require_reset()
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError("when an agent is dead, the only valid action is None")  # PettingZoo's rule
+            return
+        if action is None:
+            raise _none_from_live_agent(agent)
+        action = as_action(action)
+        if not 0 <= action < self.encoding.num_actions:
+            raise _illegal_action(agent, action, self.action_mask())
 
     @property
     def _state(self) -> Any:
@@ -323,29 +347,33 @@ class CardGameEnv(AECEnv, EzPickle):
         eliminated (Red7) are no longer agents, and later chance outcomes (new rounds) come from
         the env's Generator (seeded by ``reset(seed=...)``; fresh entropy if never reset).
 
+        The state is checked by the game's ``rules.validate_state`` before anything changes.
+
         Raises:
             TypeError: if ``state`` is not a ``State`` of this game.
-            ValueError: if ``state`` was built for another variant, or has no player to move
-                (a finished game or a pending deal). The env is left unchanged.
+            ValueError: naming the field, for a state built for another variant, one that is
+                not a position of the game (a seat out of range, a card missing or twice,
+                fields of the wrong type...), or one with no player to move (a finished game
+                or a pending deal). The env is left unchanged.
         """
         rules = self.rules
         if not isinstance(state, rules.State):
             raise TypeError(
                 f"set_game_state needs a {rules.__name__}.State, got {type(state).__name__}"
             )
-        if state.config != self.config:
-            raise ValueError(
-                f"set_game_state: the state was built for {state.config}, this env plays {self.config}"
-            )
+        rules.validate_state(state, self.config)
         to_move = rules.current_player(state)
         if to_move < 0:
             raise ValueError(
                 "set_game_state needs a state with a player to move (not finished, no deal pending)"
             )
         eliminated = tuple(self._eliminated_fn(state)) if self._eliminated_fn is not None else None
+        decision = self.encoding.to_decision(state)
+        returns = tuple(rules.returns(state))
+        # Nothing above changed the env; from here on every field is replaced.
         if self._rng is None:
             self._rng = make_rng(None)
-        self._decision = self.encoding.to_decision(state)
+        self._decision = decision
         self._to_move = to_move
         self.agents = [
             a for i, a in enumerate(self.possible_agents) if eliminated is None or not eliminated[i]
@@ -355,7 +383,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self._returns = tuple(rules.returns(state))
+        self._returns = returns
         self._eliminated = eliminated if eliminated is not None else (False,) * len(self.possible_agents)
         self._mask = None
         self.num_steps = 0
@@ -421,6 +449,17 @@ class CardGameEnv(AECEnv, EzPickle):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+
+
+def _none_from_live_agent(agent: str) -> ValueError:
+    """The error of ``step(None)`` for an agent that has a decision to make."""
+    return ValueError(f"{agent} is alive: step() needs an action, got None")
+
+
+def _illegal_action(agent: str, action: int, mask: np.ndarray) -> IllegalMoveError:
+    """The error of an action that ``mask`` does not allow (or outside the action space)."""
+    legal = np.flatnonzero(mask).tolist()
+    return IllegalMoveError(f"action {action} is not legal for {agent}; legal: {legal}")
 
 
 def check_reset_options(options: Any, constructor_arguments: tuple[str, ...]) -> None:
@@ -519,14 +558,16 @@ class FastTerminateIllegalWrapper(_Forwarding, wrappers.TerminateIllegalWrapper)
 class FastAssertOutOfBoundsWrapper(_Forwarding, wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's ``AssertOutOfBoundsWrapper`` with direct attribute forwarding.
 
-    An action of the wrong type (a float, a string, a bool) is a ``TypeError`` here, as in the
-    raw env, before PettingZoo's range check or the illegal-move wrapper index with it.
+    An action that is no action here (``None`` from a live agent, an action from a dead one,
+    the wrong type, outside the action space) raises the raw env's own error
+    (:meth:`CardGameEnv.check_action`) before PettingZoo's assertion, so the wrapped env
+    refuses it the same way with or without ``python -O`` and before the illegal-move
+    wrapper indexes the mask with it.
     """
 
     def step(self, action: Any) -> None:
-        """Check the action's type, then PettingZoo's range assertion and the inner step."""
-        if action is not None and type(action) is not int:
-            as_action(action)
+        """Check the action like the raw env, then PettingZoo's assertion and the inner step."""
+        self._raw.check_action(action)
         super().step(action)
 
 

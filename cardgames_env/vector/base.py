@@ -85,9 +85,11 @@ def make(name: str, num_envs: int, seed: int | None = 0, **options: Any) -> Vect
         **options: the AEC env's options (its ``Config`` fields) and ``max_steps``.
 
     Raises:
-        ValueError: for an unknown env, a bad ``num_envs`` or a bad option (the AEC env's
-            messages).
+        ValueError: naming the argument, for an unknown env name, a bad ``num_envs`` or
+            ``seed``, or a bad option (the AEC env's messages).
     """
+    if not isinstance(name, str):
+        raise ValueError(f"name must be an env name such as 'gongzhu_v0', got {name!r}")
     key = name.removeprefix(f"{NAMESPACE}/")
     if key not in VECTOR_ENVS and f"{key}_v0" in VECTOR_ENVS:
         key = f"{key}_v0"
@@ -175,6 +177,19 @@ class KernelChooser:
         self._countdown = self._interval
 
 
+def _check_seed(seed: Any) -> int | None:
+    """Return ``seed`` (a non-negative integer or ``None``) as a Python int or ``None``.
+
+    Raises:
+        ValueError: naming ``seed``, for anything else (bools, floats, negative numbers).
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+    return int(seed)
+
+
 def _slot_seeds(seed: int | None, num_envs: int) -> np.ndarray:
     """Independent 64-bit starting states of the slots' random streams."""
     return np.random.SeedSequence(seed).generate_state(num_envs, dtype=np.uint64)
@@ -201,6 +216,7 @@ class VectorEnv:
     def __init__(self, num_envs: int, seed: int | None = 0, max_steps: int | None = None, **options: Any):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        _check_seed(seed)
         self.rules: Any = self.env_cls.rules
         self.config: Any = config_from_kwargs(self.rules.Config, options)
         self.encoding: Any = self.env_cls.make_encoding(self.config)
@@ -274,11 +290,13 @@ class VectorEnv:
 
         Returns:
             ``(obs, mask, player)``: float32 ``[N, D]``, bool ``[N, A]``, int64 ``[N]``.
+
+        Raises:
+            ValueError: for a seed that is not a non-negative integer or ``None``.
         """
-        if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-                raise ValueError(f"seed must be an integer or None, got {seed!r}")
-            self.rng_state[:] = _slot_seeds(int(seed), self.num_envs)
+        checked = _check_seed(seed)
+        if checked is not None:
+            self.rng_state[:] = _slot_seeds(checked, self.num_envs)
         self.steps[:] = 0
         self.rewards[:] = 0.0
         self.done[:] = False
@@ -321,8 +339,12 @@ class VectorEnv:
             moving = np.ones(n, dtype=np.bool_)
         else:
             moving = np.asarray(active)
-            if moving.shape != (n,) or moving.dtype != np.bool_:
-                raise ValueError(f"active must be a bool array of shape ({n},), got {moving.dtype} array")
+            if moving.dtype != np.bool_:
+                raise ValueError(f"active must be a bool array, got dtype {moving.dtype}")
+            if moving.ndim != 1:
+                raise ValueError(f"active must be one-dimensional, got shape {moving.shape}")
+            if moving.shape != (n,):
+                raise ValueError(f"active must hold {n} flags (one per slot), got {moving.shape[0]}")
         array = np.asarray(actions)
         if array.shape != (n,):
             raise ValueError(f"actions must have shape ({n},), got {array.shape}")
@@ -348,16 +370,18 @@ class VectorEnv:
 
         The slot's turn-limit counter restarts at 0; its later deals come from its own stream.
 
+        The state is checked by the game's ``rules.validate_state`` before the slot changes.
+
         Raises:
-            ValueError: for a bad slot index, or a state that is not this game's and variant's
-                or has no player to move; nothing changes then.
+            ValueError: for a bad slot index, a state that is not this game's and variant's, one
+                that is not a position of the game (the message names the field), one with no
+                player to move, or one the slot's arrays cannot hold; nothing changes then.
         """
         slot = self._slot(i)
         rules = self.rules
         if not isinstance(state, rules.State):
             raise ValueError(f"load needs a {rules.__name__}.State, got {type(state).__name__}")
-        if state.config != self.config:
-            raise ValueError(f"load: the state was built for {state.config}, this engine plays {self.config}")
+        rules.validate_state(state, self.config)
         if rules.current_player(state) < 0:
             raise ValueError("load needs a state with a player to move (not finished, no deal pending)")
         self._load(slot, state)

@@ -616,7 +616,7 @@ class HaggleVectorEnv(VectorEnv):
             config=self.config,
             hands=counts(lay.hands, n),  # type: ignore[arg-type]
             rules=tuple((row[lay.rules + 2 * p], row[lay.rules + 2 * p + 1]) for p in range(n)),
-            stage=row[STAGE],
+            stage=Stage(row[STAGE]),
             round=row[ROUND],
             proposer=row[PROPOSER],
             passes=row[PASSES],

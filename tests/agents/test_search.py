@@ -10,6 +10,7 @@ from cardgames_env.agents.search import SearchAgent, SearchOptions, parse_search
 from cardgames_env.agents.search_games import ADAPTERS, haggle_hand_value
 from cardgames_env.cli import main
 from cardgames_env.core.game import CHANCE
+from cardgames_env.envs.red7.cards import card_str, parse_cards
 from cardgames_env.registry import ALL_ENVS, load
 from cardgames_env.training.evaluate import play_game
 
@@ -172,8 +173,11 @@ def test_search_takes_a_winning_red7_move_over_losing_ones():
     keeps it winning (every other legal move loses at once off strict)."""
     env = load("red7_v0").raw_env(strict=False)
     rules = env.rules
-    # Red rule (highest card): P0 holds R7 (wins) and O1 (loses to P1's palette B6).
-    deal = rules.Deal.from_strings(["R7 O1", "V2 Y3"], ["O2", "B6"], "G2 G3")
+    # Red rule (highest card): P0 holds R7 (wins) and O1 (loses to P1's palette B6); every
+    # other card is in the deck.
+    dealt = set(parse_cards("R7 O1 V2 Y3 O2 B6"))
+    deck = " ".join(card_str(c) for c in range(49) if c not in dealt)
+    deal = rules.Deal.from_strings(["R7 O1", "V2 Y3"], ["O2", "B6"], deck)
     state = rules.new_game(env.config, deal)
     state = state._replace(player=0)
     move = SearchAgent(env, "search:iterations=60", seed=0).choose_move(state)

@@ -12,8 +12,11 @@ from cardgames_env.registry import ALL_ENVS, load
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_ENVS)
 def test_torchrl_wrapper_returns_the_global_state(name):
-    pettingzoo_lib = pytest.importorskip("torchrl.envs.libs.pettingzoo")
-    torch = pytest.importorskip("torch")
+    torch = pytest.importorskip("torch", reason="torch is not installed (the 'train' extra)")
+    pettingzoo_lib = pytest.importorskip(
+        "torchrl.envs.libs.pettingzoo",
+        reason="torchrl is not installed (no dependency of the package; .ci/run installs it)",
+    )
     raw_state_size = load(name).raw_env().state_space.shape
     env = pettingzoo_lib.PettingZooWrapper(
         env=load(name).env(), return_state=True, use_mask=True, categorical_actions=True, seed=0

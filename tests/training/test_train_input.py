@@ -206,6 +206,47 @@ def test_league_checks_out_before_playing(capsys, monkeypatch, tmp_path, where):
     assert _tree(tmp_path) == {"table.csv": b"keep me\n"}
 
 
+NEEDS_PROC = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+"""Nothing can be created in ``/proc``, even by root (for whom permission bits allow all)."""
+UNWRITABLE_COMMANDS = {
+    "league": ["league", ENV, "--agents", "random,heuristic", "--out", "/proc/cardgames-elo"],
+    "play": ["play", ENV, "--agents", "random", "--record", "/proc/cardgames-games.jsonl"],
+    "train": ["train", ENV, "--out", "/proc/cardgames-run", "--no-progress"],
+    "export": ["export", "run", "/proc/cardgames-policy/policy", "--command", "cardgames train"],
+    "curve": ["curve", "run", "--out", "/proc/cardgames-curve.png"],
+}
+
+
+@NEEDS_PROC
+@pytest.mark.parametrize("command", sorted(UNWRITABLE_COMMANDS))
+def test_an_output_that_cannot_be_made_is_refused_before_any_work(capsys, monkeypatch, command):
+    import cardgames_env.cli as cli
+    import cardgames_env.training.evaluate as evaluate_module
+
+    def no_work(*args, **kwargs):
+        pytest.fail(f"{command} started its work before checking where it writes")
+
+    for module, name in ((cli, "env_options"), (cli, "make_env"), (evaluate_module, "league")):
+        monkeypatch.setattr(module, name, no_work)
+    argv = UNWRITABLE_COMMANDS[command]
+    assert main(argv) == 2
+    line = _one_error_line(capsys)
+    assert "cannot be written" in line and "/proc/cardgames-" in line, line
+
+
+def test_output_checks_leave_nothing_behind(tmp_path):
+    from cardgames_env.training.output import check_output_file, check_output_folder
+
+    assert check_output_folder(tmp_path / "a" / "b") == tmp_path / "a" / "b"
+    assert check_output_file(tmp_path / "new.csv") == tmp_path / "new.csv"
+    kept = tmp_path / "kept.csv"
+    kept.write_text("keep me\n")
+    stamp = kept.stat().st_mtime_ns
+    check_output_file(kept)
+    check_output_folder(tmp_path)
+    assert _tree(tmp_path) == {"kept.csv": b"keep me\n"} and kept.stat().st_mtime_ns == stamp
+
+
 EVAL_HEADER = "timesteps,opponent,games,metric,value,low,high,win_rate\n"
 EVAL_ROW = "0,random,40,win_rate,0.5,0.35,0.65,0.5\n"
 PROGRESS_OK = "time/total_timesteps,rollout/ep_rew_mean\n512,-0.2\n"

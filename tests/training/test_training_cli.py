@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import pytest
 
@@ -136,6 +137,39 @@ def test_game_configs_are_valid_json_over_the_default():
     assert json.loads(json.dumps(load_config("no_such_game"))) == load_config("no_such_game")
 
 
+THROUGHPUT = re.compile(
+    r"^trained (\d+) learner steps in [\d.]+ s \([\d.]+ s of it imitation\): (\d+) learner steps/s, "
+    r"(\d+) env steps/s \(learner and opponents\) inside MaskablePPO, updates included, "
+    r"evaluations and saves excluded$",
+    re.M,
+)
+
+
+def _check_printed_run(printed: str, name: str, out, summary: dict, eval_games: int) -> None:
+    """What ``cardgames train`` prints agrees with the run folder: the header, the throughput
+    line (the same figures as summary.json), one line per final evaluation, the saved paths."""
+    lines = printed.splitlines()
+    header = f"training {name} for 2000 steps: opponents selfplay, 2 dummy envs, seed 1, output {out}"
+    assert header in lines, printed
+    found = THROUGHPUT.search(printed)
+    assert found, printed
+    learner_steps, learner_rate, env_rate = (int(g) for g in found.groups())
+    assert learner_steps == summary["timesteps"] >= 2000
+    # Printed to the unit, stored to a tenth: the same figure within rounding.
+    assert abs(learner_rate - summary["steps_per_s"]) <= 0.55
+    assert abs(env_rate - summary["env_steps_per_s"]) <= 0.55
+    # Every learner step is an env step; self-play opponents' turns add more.
+    assert summary["env_steps"] > learner_steps and env_rate > learner_rate
+    # Every game ships a heuristic agent: the final evaluations face random play and it.
+    assert [e["opponent"] for e in summary["final_evaluations"]] == ["random", "heuristic"]
+    for evaluation in summary["final_evaluations"]:
+        assert evaluation["games"] == eval_games
+        assert f"trained vs {evaluation['opponent']} on {name} ({eval_games} games)" in printed
+    assert lines[-1] == (
+        f"saved {out / 'model.zip'} (+ model.json), learning curve {out / 'learning_curve.png'}"
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ALL_ENVS)
 def test_train_2000_steps_end_to_end(capsys, tmp_path, name):
@@ -154,8 +188,6 @@ def test_train_2000_steps_end_to_end(capsys, tmp_path, name):
             "--no-progress"]
     assert main(argv) == 0
     printed = capsys.readouterr().out
-    assert "env steps/s inside MaskablePPO" in printed
-    assert "trained vs random" in printed
     for path in ("model.zip", "model.json", "eval.csv", "learning_curve.png", "summary.json",
                  "config.json", "logs/progress.csv"):
         assert (out / path).is_file(), path
@@ -170,6 +202,7 @@ def test_train_2000_steps_end_to_end(capsys, tmp_path, name):
     assert rows[0]["timesteps"] == "0" and int(rows[-1]["timesteps"]) >= 2000
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps_per_s"] > 0 and summary["final_evaluations"]
+    _check_printed_run(printed, name, out, summary, eval_games=4)
     players = len(load(name).raw_env().possible_agents)
     assert main(["eval", name, "--agent", str(out), "--vs", "random", "--games", str(players)]) == 0
 

@@ -92,13 +92,13 @@ def test_slot_state_follows_the_rules_engine(substeps: bool) -> None:
 
 
 def test_load_takes_any_constructed_state() -> None:
-    # A position built by dataclasses.replace (Seals, round, history changed) loads and shows
-    # its own values, and comes back unchanged.
+    # A position built by dataclasses.replace (Seals, round, history changed: round 2, started
+    # by the loser of round 1) loads and shows its own values, and comes back unchanged.
     env = jaipur_env.raw_env(reward="points")
     env.reset(seed=3)
     base = env.game_state()
     result = rules.RoundResult((61, 48), 1, 0, (2, 1), (9, 8))
-    state = dataclasses.replace(base, seals=(1, 0), round=2, history=(result,), starter=1 - base.starter)
+    state = dataclasses.replace(base, seals=(1, 0), round=2, history=(result,), starter=1, player=1)
     vec = vector.make("jaipur_v0", num_envs=2, seed=0, reward="points")
     vec.load(0, state)
     assert vec.state(0) == state

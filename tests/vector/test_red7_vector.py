@@ -106,15 +106,18 @@ def test_full_state_follows_the_aec_env(options: dict[str, Any]) -> None:
 
 
 def _state(config: rules.Config, hands: list[str], palettes: list[str], **fields: Any) -> rules.State:
-    """A hand-built state: ``hands``/``palettes`` as card names, the rest rules.State fields."""
+    """A hand-built state: ``hands``/``palettes`` as card names, every other card in the deck,
+    the rest rules.State fields."""
     n = config.num_players
 
     def mask(text: str) -> int:
         return sum(1 << c for c in parse_cards(text))
 
+    held = mask(" ".join(hands + palettes))
     base = rules.State(
         config=config, hands=tuple(mask(h) for h in hands), palettes=tuple(mask(p) for p in palettes),
-        deck=(), active=(1 << n) - 1, player=0, known_hands=(0,) * n, out_hidden=(0,) * n, scores=(0,) * n,
+        deck=tuple(c for c in range(49) if not held >> c & 1), active=(1 << n) - 1, player=0,
+        known_hands=(0,) * n, out_hidden=(0,) * n, scores=(0,) * n,
     )
     return base._replace(**fields)
 

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from cardgames_env.core import checks
 from cardgames_env.core.cards import cards_of, mask_of
 from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
 
@@ -388,6 +389,107 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
             )
             return state._replace(hands=hands)
     raise RuntimeError("could not re-deal hidden cards consistently with the shown voids")
+
+
+def _check_trick(state: State, tricks: int) -> None:
+    """Check the current trick: each card played by its seat in turn from the leader, a seat
+    off the led suit void in it, every seat's play count (``ValueError`` naming the field)."""
+    checks.mask_of_ids(state.trick, "state.trick", DECK_SIZE, card_str)
+    for k, card in enumerate(state.trick):
+        seat = (state.leader + k) % NUM_PLAYERS
+        if not state.played[seat] >> card & 1:
+            checks.fail(f"state.trick[{k}]", f"{card_str(card)} is not among seat {seat}'s played cards")
+        led = state.trick[0] // 13
+        if k and card // 13 != led and not state.voids[seat] >> led & 1:
+            checks.fail(f"state.voids[{seat}]", f"seat {seat} did not follow suit but is not void in it")
+    for seat in range(NUM_PLAYERS):
+        wanted = tricks + ((seat - state.leader) % NUM_PLAYERS < len(state.trick))
+        if state.played[seat].bit_count() != wanted:
+            checks.fail(
+                f"state.played[{seat}]",
+                f"seat {seat} has played {state.played[seat].bit_count()} cards, {wanted} after {tricks} "
+                f"tricks and a trick of {len(state.trick)} led by seat {state.leader}",
+            )
+
+
+def validate_state(state: State, config: Config | None = None) -> None:
+    """Check that ``state`` is a Gong Zhu position with a player to move, field by field.
+
+    Checked: the field types; seats, card ids, suits in range; every one of the 52 cards in
+    one hand or played, 13 per seat; the current trick played in turn from its leader (at
+    most 3 cards) and every seat's play count; captured cards, point masks and hand points
+    agreeing with the completed tricks, and the pig's taker; voids (no card of a void suit in
+    hand); the first trick of hand 1 led by the holder of the 2 of spades; the hand under way
+    and the game not over (``game_end``). ``config``, if given, must be the state's.
+
+    Raises:
+        ValueError: naming the first field found wrong (``state.leader: 9 is not a seat of a
+            4-player game``).
+    """
+    config = checks.need_state(state, State, Config, config)
+    hands = checks.need_masks(state.hands, "state.hands", NUM_PLAYERS, FULL_DECK)
+    played = checks.need_masks(state.played, "state.played", NUM_PLAYERS, FULL_DECK)
+    captured = checks.need_masks(state.captured, "state.captured", NUM_PLAYERS, FULL_DECK)
+    leader = checks.need_seat(state.leader, "state.leader", NUM_PLAYERS)
+    checks.need_tuple(state.trick, "state.trick", max_length=NUM_PLAYERS - 1)
+    voids = checks.need_ints(state.voids, "state.voids", NUM_PLAYERS, low=0, high=(1 << 4) - 1)
+    point_masks = checks.need_ints(state.point_masks, "state.point_masks", NUM_PLAYERS, low=0)
+    hand_points = checks.need_ints(state.hand_points, "state.hand_points", NUM_PLAYERS)
+    totals = checks.need_ints(state.totals, "state.totals", NUM_PLAYERS)
+    hand_number = checks.need_int(state.hand_number, "state.hand_number", 1)
+    pig_taker = checks.need_int(state.pig_taker, "state.pig_taker", -1, NUM_PLAYERS - 1)
+    if state.last_hand_points is not None:
+        checks.need_ints(state.last_hand_points, "state.last_hand_points", NUM_PLAYERS)
+    if (hand_number == 1) != (state.last_hand_points is None):
+        checks.fail("state.last_hand_points", f"{state.last_hand_points!r} does not fit hand {hand_number}")
+    if not any(hands):
+        checks.fail_finished("state.hands", "every card is played")
+    checks.need_each_card_once(
+        [*((f"state.hands[{s}]", hands[s]) for s in range(NUM_PLAYERS)),
+         *((f"state.played[{s}]", played[s]) for s in range(NUM_PLAYERS))],
+        FULL_DECK,
+        card_str,
+    )
+    for s in range(NUM_PLAYERS):
+        if hands[s].bit_count() + played[s].bit_count() != HAND_SIZE:
+            checks.fail(f"state.hands[{s}]", f"seat {s} holds and has played {HAND_SIZE} cards in all")
+        for suit in range(4):
+            if voids[s] >> suit & 1 and hands[s] & SUIT_MASKS[suit]:
+                checks.fail(f"state.voids[{s}]", f"seat {s} is void in {'CDHS'[suit]} but holds such a card")
+    total_played = sum(p.bit_count() for p in played)
+    tricks, rest = divmod(total_played - len(state.trick), NUM_PLAYERS)
+    if rest:
+        checks.fail("state.trick", f"{len(state.trick)} cards, {total_played} played: not a trick under way")
+    _check_trick(state, tricks)
+    # Completed tricks: captured by their winners, scored (seed scoring), the pig's taker.
+    trick_cards = mask_of(state.trick)
+    union = checks.need_disjoint([(f"state.captured[{s}]", c) for s, c in enumerate(captured)], card_str)
+    if union != (played[0] | played[1] | played[2] | played[3]) & ~trick_cards:
+        checks.fail("state.captured", "the captured cards are not the cards of the completed tricks")
+    for s in range(NUM_PLAYERS):
+        if captured[s].bit_count() % NUM_PLAYERS:
+            checks.fail(f"state.captured[{s}]", f"{captured[s].bit_count()} cards are not whole tricks")
+        if point_masks[s] != point_mask_of(captured[s]):
+            checks.fail(f"state.point_masks[{s}]", f"{point_masks[s]}: not the points of state.captured[{s}]")
+        if hand_points[s] != score_point_mask(point_masks[s]):
+            score = score_point_mask(point_masks[s])
+            checks.fail(f"state.hand_points[{s}]", f"{hand_points[s]}, the captured cards score {score}")
+        if captured[s] >> PIG & 1 and pig_taker != s:
+            checks.fail("state.pig_taker", f"{pig_taker}, seat {s} took the pig")
+    if pig_taker >= 0 and not captured[pig_taker] >> PIG & 1:
+        checks.fail("state.pig_taker", f"seat {pig_taker} has not taken the pig")
+    # Section 2: the holder of the 2 of spades leads the first trick of hand 1.
+    if hand_number == 1 and tricks == 0 and not (hands[leader] | played[leader]) >> SPADE_TWO & 1:
+        checks.fail("state.leader", f"seat {leader} leads the first trick of hand 1 without the 2 of spades")
+    # Section 4: the game goes on (one hand, or no total past game_end yet).
+    if config.game_end is None:
+        if hand_number != 1 or any(totals):
+            field = "state.hand_number" if hand_number != 1 else "state.totals"
+            checks.fail(field, "the one-hand game has hand 1 only (game_end=None)")
+    elif min(totals) <= config.game_end or (
+        config.game_end_upper is not None and max(totals) >= config.game_end_upper
+    ):
+        checks.fail_finished("state.totals", f"{totals} are past the game's end")
 
 
 def game_info(config: Config) -> GameInfo:

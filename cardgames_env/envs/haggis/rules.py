@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cardgames_env.core import checks
 from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
 
 from .cards import (
@@ -37,6 +38,7 @@ from .cards import (
     HAND_SIZE,
     NUM_NUMBER_CARDS,
     NUMBER_MASK,
+    card_str,
     cards_str,
     ids_of,
     parse_card,
@@ -45,6 +47,7 @@ from .combos import (
     BOMB_KIND,
     Reading,
     beats,
+    check_reading,
     legal_plays,
     parse_reading,
     reading_str,
@@ -420,6 +423,117 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
     hands = list(state.hands)
     hands[other] = new_numbers | (state.hands[other] & FACE_MASK)
     return dataclasses.replace(state, hands=(hands[0], hands[1]))
+
+
+# -- validation ------------------------------------------------------------------------------
+
+ALL_CARDS = NUMBER_MASK | FACE_MASK
+"""Every card id of one player's view: the 36 number cards and the owner's J, Q, K."""
+
+
+def _check_trick(state: State, config: Config) -> None:
+    """Check the current trick: alternating seats, played cards, readings that beat in turn,
+    the table on top, its points (``ValueError`` naming the field)."""
+    trick = checks.need_tuple(state.trick, "state.trick", max_length=NUM_NUMBER_CARDS)
+    table = state.table
+    if table is not None:
+        try:
+            check_reading(table)
+        except ValueError as error:
+            checks.fail("state.table", str(error))
+    if (table is None) != (not trick):
+        checks.fail("state.trick", "a trick in progress needs a table reading, and the reverse")
+    if (table is None) != (state.table_player == -1):
+        checks.fail("state.table_player", f"{state.table_player} does not fit state.table {table!r}")
+    points = 0
+    seen = 0
+    previous: Reading | None = None
+    for k, play in enumerate(trick):
+        field = f"state.trick[{k}]"
+        checks.need_tuple(play, field, 3)
+        seat, cards, reading = play
+        checks.need_seat(seat, f"{field}[0]", NUM_PLAYERS)
+        checks.need_mask(cards, f"{field}[1]", ALL_CARDS)
+        if not cards or cards & ~state.played[seat]:
+            checks.fail(f"{field}[1]", f"{cards_str(cards)!r} is not a set of cards seat {seat} has played")
+        if cards & NUMBER_MASK & seen:
+            checks.fail(f"{field}[1]", "a number card is played twice in the trick")
+        seen |= cards & NUMBER_MASK
+        try:
+            check_reading(reading)
+        except ValueError as error:
+            checks.fail(f"{field}[2]", str(error))
+        if reading not in readings_of_mask(cards, config.lone_qk_wild, config.natural_faces_in_runs):
+            checks.fail(f"{field}[2]", f"{reading!r} is not a reading of {cards_str(cards)}")
+        if previous is not None and (seat == trick[k - 1][0] or not beats(reading, previous)):
+            checks.fail(field, "each play of a trick is the other seat's and beats the one before")
+        previous = reading
+        points += points_of_mask(cards)
+    if trick:
+        if trick[-1][0] != state.table_player or previous != table:
+            checks.fail("state.table", "the table is not the last play of the trick")
+        if state.to_move == state.table_player:
+            checks.fail("state.to_move", f"seat {state.to_move} played the table: the other seat answers")
+    if state.trick_points != points:
+        checks.fail("state.trick_points", f"{state.trick_points}, the trick's cards are worth {points}")
+
+
+def validate_state(state: State, config: Config | None = None) -> None:
+    """Check that ``state`` is a Haggis position with a player to move, field by field.
+
+    Checked: the field types; seats and card ids in range; each seat's 14 number cards and
+    own J, Q, K in its hand or played, no number card twice; the current trick (alternating
+    seats, cards played by their seat, readings of those cards, each beating the previous,
+    the table on top, the mover answering it) and its points; the hand's points adding up to
+    the cards played; the hand under way (both hands hold cards) and the game not decided
+    (A9). ``config``, if given, must be the state's.
+
+    Raises:
+        ValueError: naming the first field found wrong (``state.to_move: 9 is not a seat of
+            a 2-player game``).
+    """
+    config = checks.need_state(state, State, Config, config)
+    if checks.need_bool(state.hand_over, "state.hand_over"):
+        checks.fail_finished("state.hand_over", "the hand is over")
+    hands = checks.need_masks(state.hands, "state.hands", NUM_PLAYERS, ALL_CARDS)
+    played = checks.need_masks(state.played, "state.played", NUM_PLAYERS, ALL_CARDS)
+    checks.need_seat(state.to_move, "state.to_move", NUM_PLAYERS)
+    checks.need_int(state.table_player, "state.table_player", -1, NUM_PLAYERS - 1)
+    checks.need_int(state.trick_points, "state.trick_points", 0)
+    hand_points = checks.need_ints(state.hand_points, "state.hand_points", NUM_PLAYERS, low=0)
+    totals = checks.need_ints(state.totals, "state.totals", NUM_PLAYERS, low=0)
+    hand_number = checks.need_int(state.hand_number, "state.hand_number", 1)
+    checks.need_int(state.last_trick_winner, "state.last_trick_winner", -1, NUM_PLAYERS - 1)
+    if state.last_hand_points is not None:
+        checks.need_ints(state.last_hand_points, "state.last_hand_points", NUM_PLAYERS, low=0)
+    if (hand_number == 1) != (state.last_hand_points is None):
+        checks.fail("state.last_hand_points", f"{state.last_hand_points!r} does not fit hand {hand_number}")
+    # Cards: number cards once over both seats, each seat's 14 of them and its own J, Q, K.
+    checks.need_disjoint(
+        [(f"state.{zone}[{s}]", getattr(state, zone)[s] & NUMBER_MASK) for zone in ("hands", "played")
+         for s in range(NUM_PLAYERS)],
+        card_str,
+    )
+    for s in range(NUM_PLAYERS):
+        if hands[s] & played[s]:
+            checks.fail(f"state.played[{s}]", f"{cards_str(hands[s] & played[s])} also in state.hands[{s}]")
+        numbers = ((hands[s] | played[s]) & NUMBER_MASK).bit_count()
+        if numbers != HAND_SIZE:
+            checks.fail(f"state.hands[{s}]", f"seat {s} holds and played {numbers} numbers, not {HAND_SIZE}")
+        if (hands[s] | played[s]) & FACE_MASK != FACE_MASK:
+            checks.fail(f"state.hands[{s}]", f"seat {s}'s J, Q and K are not all in its hand or played")
+        if not hands[s]:
+            checks.fail_finished(f"state.hands[{s}]", "an empty hand ends the hand")
+    _check_trick(state, config)
+    in_tricks = points_of_mask(played[0]) + points_of_mask(played[1])
+    if sum(hand_points) + state.trick_points != in_tricks:
+        checks.fail(
+            "state.hand_points",
+            f"{hand_points} and {state.trick_points} in the trick; the cards played are worth {in_tricks}",
+        )
+    a, b = totals
+    if max(a, b) >= config.target_score and a != b:
+        checks.fail_finished("state.totals", f"{totals} reach target_score {config.target_score} (A9)")
 
 
 def game_info(config: Config) -> GameInfo:

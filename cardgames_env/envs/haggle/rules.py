@@ -40,10 +40,12 @@ from typing import Any
 
 import numpy as np
 
+from cardgames_env.core import checks
 from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
 
 from . import scoring
 from .cards import (
+    COLOUR_NAMES,
     COLOURS,
     EMPTY,
     HAND_SIZE,
@@ -435,7 +437,7 @@ def offer_sets(max_offer: int) -> tuple[Counts, ...]:
     return multisets(max_offer)
 
 
-def _fits(cards: Counts, hand: Counts) -> bool:
+def _fits(cards: tuple[int, ...], hand: tuple[int, ...]) -> bool:
     return all(c <= h for c, h in zip(cards, hand))
 
 
@@ -751,6 +753,136 @@ def redealt(
     if show >= 0 and state.proposer != player:
         show = renames[state.proposer][show]
     return dataclasses.replace(state, hands=tuple(hands), rules=tuple(rules), shown=tuple(shown), show=show)
+
+
+# --- validation ----------------------------------------------------------------------------------
+def _check_offer(state: State, config: Config, n: int) -> None:
+    """Check the offer fields against the stage: what each building step has set, and no
+    more (``ValueError`` naming the field)."""
+    stage, proposer = state.stage, state.proposer
+    building = Stage.GIVE <= stage <= Stage.RESPOND
+    give = checks.need_counts(state.give, "state.give", NUM_COLOURS)
+    ask = checks.need_counts(state.ask, "state.ask", NUM_COLOURS)
+    show = checks.need_int(state.show, "state.show", -1, NUM_MODIFIERS - 1)
+    request = checks.need_bool(state.request, "state.request")
+    target = checks.need_int(state.target, "state.target", -1, n - 1)
+    if building and (target == -1 or target == proposer):
+        checks.fail("state.target", f"{target} is not another seat, in stage {Stage(stage).name}")
+    if not building and target != -1:
+        checks.fail("state.target", f"{target} is set in stage {Stage(stage).name} (must be -1)")
+    for name, cards, set_from in (("give", give, Stage.ASK), ("ask", ask, Stage.TERMS)):
+        if sum(cards) > config.max_offer:
+            checks.fail(f"state.{name}", f"{hand_str(cards)} is more than max_offer={config.max_offer} cards")
+        if any(cards) and not set_from <= stage <= Stage.RESPOND:
+            checks.fail(f"state.{name}", f"{hand_str(cards)} in stage {Stage(stage).name} (must be empty)")
+    if not _fits(give, state.hands[proposer]) and building:
+        checks.fail("state.give", f"{hand_str(give)} is not in the proposer's hand")
+    if stage != Stage.RESPOND and (show != -1 or request):
+        checks.fail("state.show" if show != -1 else "state.request", f"set in stage {Stage(stage).name}")
+    if show != -1 and show not in state.rules[proposer]:
+        checks.fail("state.show", f"{rule_str(show)} is not one of the proposer's rule cards")
+    if stage == Stage.RESPOND and offer_is_empty(state) and show == -1 and not request:
+        checks.fail("state.give", "the offer awaiting a reply is empty (no cards, no rule card)")
+
+
+def _check_records(state: State, n: int) -> None:
+    """Check the public records of past trades: shows, trade counts, card flows, latest
+    partners (``ValueError`` naming the field)."""
+    shown = checks.need_ints(state.shown, "state.shown", n * n, low=0)
+    checks.need_ints(state.trades, "state.trades", n * n, low=0)
+    flows = checks.need_tuple(state.flows, "state.flows", n * n)
+    for i, flow in enumerate(flows):
+        checks.need_counts(flow, f"state.flows[{i}]", NUM_COLOURS)
+    for v in range(n):
+        for o in range(n):
+            i = v * n + o
+            owned = sum(1 << r for r in state.rules[o])
+            if shown[i] & ~owned or (v == o and shown[i]):
+                checks.fail(f"state.shown[{i}]", f"seat {v} has seen rule cards seat {o} does not hold")
+            if v == o and (state.trades[i] or any(flows[i])):
+                field = f"state.trades[{i}]" if state.trades[i] else f"state.flows[{i}]"
+                checks.fail(field, "a seat trading with itself")
+    partners = checks.need_ints(state.last_partner, "state.last_partner", n, low=-1, high=n - 1)
+    for s, partner in enumerate(partners):
+        if partner == s:
+            checks.fail(f"state.last_partner[{s}]", f"seat {s} cannot be its own partner")
+    received = checks.need_tuple(state.last_received, "state.last_received", n)
+    for s, cards in enumerate(received):
+        checks.need_counts(cards, f"state.last_received[{s}]", NUM_COLOURS)
+
+
+def _check_submission(state: State, config: Config, n: int) -> None:
+    """Check the cards handed in so far: none before the submission stage, then every colour
+    of the seats before the submitting one, the colours before ``submit_colour`` of that seat
+    (``ValueError`` naming the field)."""
+    colour = checks.need_int(state.submit_colour, "state.submit_colour", 0, NUM_COLOURS - 1)
+    submitted = checks.need_tuple(state.submitted, "state.submitted", n)
+    submitting = state.stage == Stage.SUBMIT
+    if colour and not submitting:
+        checks.fail("state.submit_colour", f"{colour} is set in stage {Stage(state.stage).name} (must be 0)")
+    for s, cards in enumerate(submitted):
+        field = f"state.submitted[{s}]"
+        checks.need_counts(cards, field, NUM_COLOURS)
+        done = NUM_COLOURS if s < state.proposer else colour if s == state.proposer else 0
+        if not submitting:
+            done = 0
+        if any(cards[done:]):
+            checks.fail(field, f"{hand_str(cards)}: colours not yet submitted hold cards")
+        if not _fits(cards, state.hands[s]):
+            checks.fail(field, f"{hand_str(cards)} is not in seat {s}'s hand")
+
+
+def validate_state(state: State, config: Config | None = None) -> None:
+    """Check that ``state`` is a Haggle position with a player to move, field by field.
+
+    Checked: the field types and sizes; seats, colours and rule cards in range; the 2N cards
+    of each colour in the hands, each seat's two different rule cards (each dealt at most
+    ``rule_copies`` times); the stage (trading or submission, never scoring or the end) with
+    its round, proposer and pass count; the offer built so far as its stage allows; shows,
+    trades and card flows between different seats; the cards handed in so far. ``config``,
+    if given, must be the state's.
+
+    Raises:
+        ValueError: naming the first field found wrong (``state.proposer: 99 is not a seat of
+            a 4-player game``).
+    """
+    config = checks.need_state(state, State, Config, config)
+    n = config.num_players
+    stage = checks.need_int(state.stage, "state.stage", int(Stage.PROPOSE), int(Stage.DONE))
+    if stage >= Stage.SCORE:
+        checks.fail_finished("state.stage", f"stage {Stage(stage).name}")
+    if state.scores is not None or state.kept is not None:
+        checks.fail("state.scores" if state.scores is not None else "state.kept", "set before scoring")
+    if stage == Stage.SUBMIT and not config.submission_phase:
+        checks.fail("state.stage", "SUBMIT needs submission_phase=True")
+    hands = checks.need_tuple(state.hands, "state.hands", n)
+    for s, hand in enumerate(hands):
+        checks.need_counts(hand, f"state.hands[{s}]", NUM_COLOURS)
+    checks.need_count_totals(
+        [(f"state.hands[{s}]", hand) for s, hand in enumerate(hands)],
+        (2 * n,) * NUM_COLOURS,
+        lambda colour: COLOUR_NAMES[colour],
+    )
+    copies = [0] * NUM_MODIFIERS
+    for s, pair in enumerate(checks.need_tuple(state.rules, "state.rules", n)):
+        checks.need_ints(pair, f"state.rules[{s}]", 2, low=0, high=NUM_MODIFIERS - 1)
+        if pair[0] >= pair[1]:
+            checks.fail(f"state.rules[{s}]", f"{pair} must be two different rule cards, lower first")
+        for rule in pair:
+            copies[rule] += 1
+            if copies[rule] > config.rule_copies:
+                copies_ = config.rule_copies
+                checks.fail(f"state.rules[{s}]", f"{rule_str(rule)} dealt more than {copies_} time(s)")
+    trading = stage < Stage.SUBMIT
+    last_round = config.trading_rounds - 1
+    checks.need_int(state.round, "state.round", 0, last_round if trading else config.trading_rounds)
+    if not trading and state.round != config.trading_rounds:
+        checks.fail("state.round", f"{state.round}: submission follows all {config.trading_rounds} rounds")
+    checks.need_seat(state.proposer, "state.proposer", n)
+    checks.need_int(state.passes, "state.passes", 0, n - 1 if trading else n)
+    _check_offer(state, config, n)
+    _check_records(state, n)
+    _check_submission(state, config, n)
 
 
 # --- declared contract -------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from cardgames_env.core import checks
 from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
 
 from . import scoring
@@ -59,6 +60,7 @@ from .cards import (
     NUM_PLAYERS,
     NUM_TYPES,
     SEALS_TO_WIN,
+    card_name,
     counts,
     format_cards,
     parse_card,
@@ -1001,6 +1003,108 @@ def invalid_reasons(state: State) -> tuple[str, ...]:
 def state_is_valid(state: State) -> bool:
     """True if and only if every validator accepts the state."""
     return all(v(state) for v in VALIDATORS)
+
+
+_VALIDATOR_FIELDS: dict[Callable[[State], bool], str] = {
+    herds_hold_only_camels: "state.herds",
+    hands_hold_no_camels: "state.hands",
+    hands_within_limit: "state.hands",
+    market_is_full: "state.market",
+    deck_camels_valid: "state.deck",
+    goods_stacks_valid: "state.goods_stacks",
+    cards_conserved: "state",
+    tokens_conserved: "state (goods stacks, bonus piles and the players' tokens)",
+    known_within_hands: "state.known",
+}
+"""The field each validator's failure is reported on."""
+
+
+def _check_layout(state: State) -> None:
+    """Check the types and shapes of every field of ``state`` (``ValueError`` naming it)."""
+    checks.need_bool(state.round_over, "state.round_over")
+    checks.need_seat(state.player, "state.player", NUM_PLAYERS)
+    checks.need_seat(state.starter, "state.starter", NUM_PLAYERS)
+    checks.need_int(state.round, "state.round", 1)
+    checks.need_int(state.turns, "state.turns", 0)
+    checks.need_ints(state.deck, "state.deck", low=0, high=NUM_TYPES - 1, max_length=DECK_SIZE)
+    checks.need_counts(state.market, "state.market", NUM_TYPES)
+    checks.need_counts(state.discard, "state.discard", NUM_TYPES)
+    for zone in ("hands", "herds", "known"):
+        seats = checks.need_tuple(getattr(state, zone), f"state.{zone}", NUM_PLAYERS)
+        for p, counts_ in enumerate(seats):
+            checks.need_counts(counts_, f"state.{zone}[{p}]", NUM_TYPES)
+    for g, stack in enumerate(checks.need_tuple(state.goods_stacks, "state.goods_stacks", NUM_GOODS)):
+        checks.need_ints(stack, f"state.goods_stacks[{g}]", low=1)
+    for k, pile in enumerate(checks.need_tuple(state.bonus_piles, "state.bonus_piles", BONUS_KINDS)):
+        checks.need_ints(pile, f"state.bonus_piles[{k}]", low=1)
+    for name, kinds in (("goods_tokens", NUM_GOODS), ("bonus_tokens", BONUS_KINDS)):
+        for p, held in enumerate(checks.need_tuple(getattr(state, name), f"state.{name}", NUM_PLAYERS)):
+            for k, tokens in enumerate(checks.need_tuple(held, f"state.{name}[{p}]", kinds)):
+                checks.need_ints(tokens, f"state.{name}[{p}][{k}]", low=1)
+    checks.need_ints(state.seals, "state.seals", NUM_PLAYERS, low=0)
+    for r, result in enumerate(checks.need_tuple(state.history, "state.history")):
+        field_ = f"state.history[{r}]"
+        checks.need_type(result, field_, RoundResult, "a RoundResult")
+        checks.need_ints(result.rupees, f"{field_}.rupees", NUM_PLAYERS, low=0)
+        checks.need_int(result.camel_token, f"{field_}.camel_token", -1, NUM_PLAYERS - 1)
+        checks.need_int(result.seal, f"{field_}.seal", -1, NUM_PLAYERS - 1)
+        checks.need_ints(result.bonus_counts, f"{field_}.bonus_counts", NUM_PLAYERS, low=0)
+        checks.need_ints(result.goods_counts, f"{field_}.goods_counts", NUM_PLAYERS, low=0)
+
+
+def validate_state(state: State, config: Config | None = None) -> None:
+    """Check that ``state`` is a Jaipur position with a player to move, field by field.
+
+    Checked: the field types and shapes; seats and card types in range; the 55 cards
+    (hands, herds, market, discard pile, deck) and the 56 tokens each in one place; every
+    invariant of :data:`VALIDATORS`; the round under way (not over, fewer than three goods
+    stacks empty, a legal move for the mover) and the game not decided (Seals, round cap);
+    the history agreeing with the round number and the Seals; the mover agreeing with the
+    round's starter and turn count. ``config``, if given, must be the state's.
+
+    Raises:
+        ValueError: naming the first field found wrong (``state.player: 7 is not a seat of a
+            2-player game``).
+    """
+    config = checks.need_state(state, State, Config, config)
+    _check_layout(state)
+    if state.round_over:
+        checks.fail_finished("state.round_over", "the round is over")
+    checks.need_count_totals(
+        [
+            ("state.hands", state.hands[0]), ("state.hands", state.hands[1]),
+            ("state.herds", state.herds[0]), ("state.herds", state.herds[1]),
+            ("state.market", state.market), ("state.discard", state.discard),
+            ("state.deck", counts(state.deck)),
+        ],
+        COMPOSITION,
+        card_name,
+    )
+    for validator in VALIDATORS:
+        if not validator(state):
+            doc = (validator.__doc__ or "").strip().splitlines()[0]
+            checks.fail(_VALIDATOR_FIELDS[validator], f"breaks {validator.__name__} ({doc})")
+    history = state.history
+    if len(history) != state.round - 1:
+        checks.fail("state.history", f"{len(history)} finished rounds before round {state.round}")
+    for p in range(NUM_PLAYERS):
+        won = sum(1 for result in history if result.seal == p)
+        if state.seals[p] != won:
+            checks.fail(f"state.seals[{p}]", f"{state.seals[p]} Seals, the history gives {won}")
+    if max(state.seals) >= SEALS_TO_WIN or len(history) >= config.round_cap:
+        checks.fail_finished("state.seals", f"{state.seals} after {len(history)} rounds end the game")
+    if history and history[-1].seal >= 0 and state.starter != 1 - history[-1].seal:
+        checks.fail("state.starter", f"seat {state.starter} starts a round after winning the last one")
+    if state.player != (state.starter + state.turns) % NUM_PLAYERS:
+        checks.fail(
+            "state.player",
+            f"seat {state.player} cannot be to move after {state.turns} turns of a round started by "
+            f"seat {state.starter}",
+        )
+    if sum(1 for stack in state.goods_stacks if not stack) >= 3:
+        checks.fail_finished("state.goods_stacks", "three goods stacks are empty (A5)")
+    if not has_legal_move(state):
+        checks.fail_finished("state.hands", f"seat {state.player} has no legal move (A8)")
 
 
 # -- declared contract ------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from cardgames_env.core import checks
 from cardgames_env.core.cards import cards_of
 from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
 
@@ -912,6 +913,109 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
             out_hidden[s] = sum(1 << c for c in take(state.out_hidden[s].bit_count()))
     deck = state.deck[: state.known_top] + tuple(take(len(state.deck) - state.known_top))
     return _replace(state, hands=tuple(hands), out_hidden=tuple(out_hidden), deck=deck)
+
+
+# -- validation --------------------------------------------------------------------------------
+
+_EFFECT_NUMBER = {EXTRA: 5, TAKE: 1, SEVEN: 7}
+"""The number of the odd card whose effect each effect phase resolves (section 4.2)."""
+
+
+def validate_state(state: State, config: Config | None = None) -> None:
+    """Check that ``state`` is a Red7 position with a player to move, field by field.
+
+    Checked: the field types; seats, colours and card ids in range; every one of the 49 cards
+    in exactly one place (hands, palettes, deck, canvas, out of the round, scored); seats out
+    of the round holding nothing; the mover in the round, in a phase its variant has, with the
+    effect card of that phase on its palette; known cards within the hands and the deck; the
+    round being played (not over, not the game's end). ``config``, if given, must be the
+    state's.
+
+    Raises:
+        ValueError: naming the first field found wrong (``state.player: 9 is not a seat of a
+            2-player game``).
+    """
+    config = checks.need_state(state, State, Config, config)
+    n = config.num_players
+    hands = checks.need_masks(state.hands, "state.hands", n, FULL_DECK)
+    palettes = checks.need_masks(state.palettes, "state.palettes", n, FULL_DECK)
+    deck = checks.mask_of_ids(state.deck, "state.deck", NUM_CARDS, card_str)
+    active = checks.need_int(state.active, "state.active", 0, (1 << n) - 1)  # a bitmask of seats
+    status = checks.need_int(state.status, "state.status", PLAYING, GAME_OVER)
+    if status != PLAYING:
+        checks.fail_finished("state.status", f"status {status} (the round is over)")
+    player = checks.need_seat(state.player, "state.player", n)
+    checks.need_int(state.rule, "state.rule", 0, len(COLOURS) - 1)  # indexes the strength tables
+    canvas = checks.need_mask(state.canvas, "state.canvas", FULL_DECK)
+    phase = checks.need_int(state.phase, "state.phase", MAIN, DONE)
+    effect = checks.need_int(state.effect_card, "state.effect_card", -1, NUM_CARDS - 1)
+    known_top = checks.need_int(state.known_top, "state.known_top", 0)
+    known = checks.need_masks(state.known_hands, "state.known_hands", n, FULL_DECK)
+    out_public = checks.need_mask(state.out_public, "state.out_public", FULL_DECK)
+    out_hidden = checks.need_masks(state.out_hidden, "state.out_hidden", n, FULL_DECK)
+    scores = checks.need_ints(state.scores, "state.scores", n, low=0)
+    scored = checks.need_mask(state.scored, "state.scored", FULL_DECK)
+    round_number = checks.need_int(state.round_number, "state.round_number", 1)
+    winner = checks.need_int(state.winner, "state.winner", -1, n - 1)
+    game_winner = checks.need_int(state.game_winner, "state.game_winner", -1, n - 1)
+    checks.need_each_card_once(
+        [
+            *((f"state.hands[{s}]", hands[s]) for s in range(n)),
+            *((f"state.palettes[{s}]", palettes[s]) for s in range(n)),
+            ("state.deck", deck), ("state.canvas", canvas), ("state.out_public", out_public),
+            *((f"state.out_hidden[{s}]", out_hidden[s]) for s in range(n)),
+            ("state.scored", scored),
+        ],
+        FULL_DECK,
+        card_str,
+    )
+    # Seats: at least two in the round (one left ends it), the mover among them.
+    if active.bit_count() < 2:
+        checks.fail_finished("state.active", f"{active:#b} leaves fewer than two seats in the round")
+    if not active >> player & 1:
+        checks.fail("state.player", f"seat {player} is out of the round")
+    for s in range(n):
+        if active >> s & 1:
+            if out_hidden[s]:
+                checks.fail(f"state.out_hidden[{s}]", f"seat {s} is in the round but has cards out of it")
+        elif hands[s] or palettes[s]:
+            zone = "hands" if hands[s] else "palettes"
+            checks.fail(f"state.{zone}[{s}]", f"seat {s} is out of the round but holds cards")
+        if known[s] & ~hands[s]:
+            checks.fail(f"state.known_hands[{s}]", f"holds cards that are not in state.hands[{s}]")
+    if game_winner != -1:
+        checks.fail("state.game_winner", f"{game_winner} is set while the game goes on (must be -1)")
+    # The turn's phase (section 4.2): effect phases only under the action rule, each with its card.
+    if phase == DONE:
+        checks.fail("state.phase", "the internal end-of-turn phase is not a position to move in")
+    if phase != MAIN and not config.action_rule:
+        checks.fail("state.phase", f"{Phase(phase).name} needs the action rule (only MAIN without it)")
+    wanted = _EFFECT_NUMBER.get(phase)
+    if phase == CANVAS and effect >= 0 and not hands[player]:
+        wanted = 5  # a 5 played with the hand's last card: no extra card, on to the canvas
+    if wanted is None and effect != -1:
+        checks.fail("state.effect_card", f"{effect} is set in phase {Phase(phase).name} (must be -1)")
+    on_palette = effect >= 0 and palettes[player] >> effect & 1
+    if wanted is not None and not (on_palette and CARD_NUMBER[effect] == wanted):
+        checks.fail("state.effect_card", f"phase {Phase(phase).name} needs a {wanted} on the mover's palette")
+    if known_top > len(state.deck):
+        checks.fail("state.known_top", f"{known_top} known cards on a deck of {len(state.deck)}")
+    # The multi-round game (section 4.3).
+    if config.advanced:
+        for s, score in enumerate(scores):
+            if score >= config.target:
+                checks.fail_finished(f"state.scores[{s}]", f"{score} reaches the target {config.target}")
+        if NUM_CARDS - scored.bit_count() < 8 * n:
+            checks.fail_finished("state.scored", "too few unscored cards are left for a round")
+        if (round_number == 1) != (winner == -1):
+            checks.fail("state.winner", f"{winner} does not fit round {round_number} (-1 only in round 1)")
+    else:
+        if round_number != 1:
+            checks.fail("state.round_number", f"{round_number}: the one-round game has round 1 only")
+        if any(scores) or scored:
+            checks.fail("state.scores" if any(scores) else "state.scored", "points need advanced=True")
+        if winner != -1:
+            checks.fail("state.winner", f"{winner} is set while the round goes on (must be -1)")
 
 
 def game_info(config: Config) -> GameInfo:
