@@ -4,7 +4,7 @@ For each game it plays a few seeded games of the search agent (seat 0, or every 
 against the heuristic and times every search decision on one core:
 
 * ``iters`` — simulations per decision of the setting measured (the default: the game's
-  :data:`cardgames_env.agents.search.DEFAULT_ITERATIONS`);
+  spec's ``search_iterations``);
 * ``ms/decision`` — mean, 95th percentile and maximum CPU time of one decision
   (``time.process_time``, so other work on a shared machine disturbs it as little as
   possible; wall time is printed too);

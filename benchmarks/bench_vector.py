@@ -1,7 +1,7 @@
 """Batched engines (``cardgames_env.vector``) side by side with the AEC envs and OpenSpiel hearts.
 
 Measures, in one run on one machine, for every game whose batched engine is installed
-(``VECTOR_ENVS``; a missing one is skipped with a note):
+(a game's spec names it; a missing one is skipped with a note):
 
 * ``AEC`` — random legal play through the game's raw AEC env: ``observe(agent)`` (observation
   and mask) and ``action_mask()`` at every decision, a uniformly random legal action, ``step``;
@@ -51,9 +51,9 @@ import numpy as np
 from numba import njit
 
 from cardgames_env.cli import parse_option
-from cardgames_env.registry import load
-from cardgames_env.vector import VECTOR_ENVS, make
-from cardgames_env.vector._rng import below
+from cardgames_env.core.kernel_rng import below
+from cardgames_env.registry import load, spec
+from cardgames_env.vector import make
 
 SIZES = (1, 64, 256, 1024)
 DEFAULT_SUBJECTS = (
@@ -94,7 +94,13 @@ def machine() -> str:
 @njit(cache=True)
 def random_legal(mask: np.ndarray, states: np.ndarray, out: np.ndarray) -> None:
     """Write a uniformly random legal action of each row of ``mask`` into ``out``."""
-    for i in range(mask.shape[0]):
+    random_legal_rows(0, mask.shape[0], mask, states, out)
+
+
+@njit(cache=True)
+def random_legal_rows(lo: int, hi: int, mask: np.ndarray, states: np.ndarray, out: np.ndarray) -> None:
+    """:func:`random_legal` for rows ``lo..hi-1`` (row ``i`` draws from ``states[i]``)."""
+    for i in range(lo, hi):
         row = mask[i]
         count = 0
         for legal in row:  # iterating the row itself vectorises; indexing it does not
@@ -225,10 +231,11 @@ def available_games(wanted: list[str]) -> tuple[list[str], list[str]]:
     games, notes = [], []
     for subject in wanted:
         name, _ = parse_subject(subject)
-        if name not in VECTOR_ENVS:
-            notes.append(f"{name}: no batched engine is listed in VECTOR_ENVS")
+        kernel = spec(name).kernel
+        if kernel is None:
+            notes.append(f"{name}: its spec names no batched engine")
             continue
-        module = VECTOR_ENVS[name].split(":")[0]
+        module = kernel.partition(":")[0]
         try:
             importlib.import_module(module)
         except ModuleNotFoundError:
@@ -246,25 +253,38 @@ def _ratio(a: float | None, b: float | None) -> str:
     return "–" if a is None or not b else f"{a / b:.1f}×"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the benchmark and print the Markdown tables."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=1.0, help="duration of each measurement")
+def add_run_arguments(
+    parser: argparse.ArgumentParser, seconds: float, games: tuple[str, ...], sizes: tuple[int, ...]
+) -> None:
+    """Add the options every engine benchmark takes: --seconds, --rounds, --games, --sizes."""
+    parser.add_argument("--seconds", type=float, default=seconds, help="duration of each measurement")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (median kept)")
-    parser.add_argument("--games", nargs="+", default=list(DEFAULT_SUBJECTS),
+    parser.add_argument("--games", nargs="+", default=list(games),
                         help="env names, each optionally with options: 'red7_v0[num_players=4]'")
-    parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="comma-separated slot counts")
-    parser.add_argument("--no-compile", action="store_true", help="skip the compile-time subprocesses")
-    parser.add_argument("--quick", action="store_true", help="1 round x 0.3 s, no compile times")
-    args = parser.parse_args(argv)
-    if args.quick:
-        args.seconds, args.rounds, args.no_compile = 0.3, 1, True
+    parser.add_argument("--sizes", default=",".join(map(str, sizes)), help="comma-separated slot counts")
+
+
+def check_run_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[int]:
+    """Check the options of :func:`add_run_arguments` (exit status 2 on a bad one); the sizes."""
     try:
         sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     except ValueError:
         parser.error(f"--sizes must be comma-separated integers, got {args.sizes!r}")
     if args.seconds <= 0 or args.rounds < 1 or not sizes or min(sizes) < 1:
         parser.error("--seconds must be > 0, --rounds >= 1 and every size >= 1")
+    return sizes
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print the Markdown tables."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_run_arguments(parser, 1.0, DEFAULT_SUBJECTS, SIZES)
+    parser.add_argument("--no-compile", action="store_true", help="skip the compile-time subprocesses")
+    parser.add_argument("--quick", action="store_true", help="1 round x 0.3 s, no compile times")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.seconds, args.rounds, args.no_compile = 0.3, 1, True
+    sizes = check_run_arguments(parser, args)
     games, notes = available_games([g.strip() for g in args.games if g.strip()])
 
     subjects: dict[str, Callable[[], float]] = {}

@@ -2,11 +2,11 @@
 
 Usage::
 
-    from cardgames_env import gongzhu_v0
-    env = gongzhu_v0.env(render_mode="ansi")
+    from cardgames_env import <game>_v0       # one module per env: cardgames_env.ALL_ENVS
+    env = <game>_v0.env(render_mode="ansi")
 
-or, after ``import cardgames_env``, ``pettingzoo.make("aec", "cardgames/gongzhu_v0")``; the
-learner's view of N batched games is ``gymnasium.make_vec("cardgames/gongzhu_v0", num_envs=N)``.
+or, after ``import cardgames_env``, ``pettingzoo.make("aec", "cardgames/<game>_v0")``; the
+learner's view of N batched games is ``gymnasium.make_vec("cardgames/<game>_v0", num_envs=N)``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from . import registry
 from .registry import ALL_ENVS, register, register_gymnasium
 
 __version__ = "0.1.0"
@@ -30,9 +31,12 @@ except ImportError:  # gymnasium missing: likewise
 
 
 def __getattr__(name: str) -> ModuleType:
-    # Lazy `from cardgames_env import gongzhu_v0`: only the env asked for is imported.
+    # Lazy `from cardgames_env import <game>_v0`: only the env asked for is imported; a game
+    # registered at run time has no face module here and gives its env module.
     if name in ALL_ENVS:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in registry.env_names():
+        return registry.load(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

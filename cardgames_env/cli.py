@@ -1,21 +1,21 @@
 """The ``cardgames`` command: list the envs, play or watch games, train and evaluate agents.
 
-Examples::
+Examples (``ENV`` is an env name that ``cardgames list`` prints)::
 
     cardgames list
-    cardgames play gongzhu_v0 --agents heuristic,random,random,random --seed 1
-    cardgames play gongzhu_v0 --agents human,heuristic,heuristic,heuristic
-    cardgames play gongzhu_v0 --option game_end=-1000 --quiet
-    cardgames play jaipur_v0 --agents heuristic,random --record games.jsonl
+    cardgames play ENV --agents heuristic,random --seed 1
+    cardgames play ENV --agents human,heuristic
+    cardgames play ENV --option KEY=VALUE --quiet
+    cardgames play ENV --agents heuristic,random --record games.jsonl
     cardgames replay games.jsonl --game 1
     cardgames serve --port 8000
-    cardgames train gongzhu_v0 --timesteps 300000 --opponents selfplay --out runs/gongzhu
-    cardgames train gongzhu_v0 --algo dmc --opponents heuristic --timesteps 2000000
-    cardgames train gongzhu_v0 --backend rllib --num-env-runners 2 --iterations 20
-    cardgames eval gongzhu_v0 --agent runs/gongzhu --vs heuristic --games 400
-    cardgames eval jaipur_v0 --agent pretrained --vs heuristic
-    cardgames export runs/gongzhu gongzhu_v0 --command "cardgames train gongzhu_v0 ..."
-    cardgames league gongzhu_v0 --agents random,heuristic,runs/gongzhu --out runs/league
+    cardgames train ENV --timesteps 300000 --opponents selfplay --out runs/mine
+    cardgames train ENV --algo dmc --opponents heuristic --timesteps 2000000
+    cardgames train ENV --backend rllib --num-env-runners 2 --iterations 20
+    cardgames eval ENV --agent runs/mine --vs heuristic --games 400
+    cardgames eval ENV --agent pretrained --vs heuristic
+    cardgames export runs/mine policies/mine --command "cardgames train ENV ..."
+    cardgames league ENV --agents random,heuristic,runs/mine --out runs/league
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .agents.base import AGENT_KINDS
-from .registry import ALL_ENVS, load
+from .registry import env_names, load
 
 
 class UsageError(Exception):
@@ -73,7 +73,7 @@ def make_env(name: str, options: Sequence[str], render_mode: str | None = None) 
 def cmd_list(args: argparse.Namespace) -> int:
     """Print every env with its players, action-space size and observation size."""
     rows = [("env", "players", "actions", "observation", "reward")]
-    for name in ALL_ENVS:
+    for name in env_names():
         env = load(name).raw_env()
         rows.append(
             (
@@ -93,7 +93,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 class HumanAgent:
     """Reads moves in the game's notation from the terminal.
 
-    In games whose moves take several actions (Haggis selects cards one at a time), a full
+    In games whose moves take several actions (cards selected one at a time), a full
     move typed once is carried out over the following sub-steps: while the rules state has
     not changed, the same text is turned into its next action.
     """
@@ -584,7 +584,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_list = sub.add_parser("list", help="list the envs with players, actions and observation size")
     p_list.set_defaults(func=cmd_list)
     p_play = sub.add_parser("play", help="play or watch one game in the terminal")
-    p_play.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
+    p_play.add_argument("env", help=f"env name: {', '.join(env_names())}")
     p_play.add_argument(
         "--agents", default="heuristic",
         help=f"comma-separated seat agents: {', '.join(AGENT_KINDS)}, human or a model path "
@@ -622,7 +622,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_serve.set_defaults(func=cmd_serve)
 
     p_train = sub.add_parser("train", help="train a MaskablePPO or DMC agent for one seat (game defaults)")
-    p_train.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
+    p_train.add_argument("env", help=f"env name: {', '.join(env_names())}")
     p_train.add_argument("--timesteps", type=int, default=None,
                          help="env steps of the learner (default: config)")
     p_train.add_argument("--opponents", choices=("random", "heuristic", "selfplay"), default=None,
@@ -665,7 +665,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_train.set_defaults(func=cmd_train)
 
     p_eval = sub.add_parser("eval", help="evaluate an agent against another over seeded games")
-    p_eval.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
+    p_eval.add_argument("env", help=f"env name: {', '.join(env_names())}")
     p_eval.add_argument(
         "--agent", required=True,
         help="random, heuristic, search[:key=value...], pretrained or a model path"
@@ -679,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_eval.set_defaults(func=cmd_eval)
 
     p_league = sub.add_parser("league", help="round-robin league with an Elo table (CSV + PNG)")
-    p_league.add_argument("env", help=f"env name: {', '.join(ALL_ENVS)}")
+    p_league.add_argument("env", help=f"env name: {', '.join(env_names())}")
     p_league.add_argument(
         "--agents", required=True,
         help="comma-separated: random, heuristic, search[:key=value...], pretrained, model paths",
@@ -702,7 +702,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="storage of the weights (the math is float32 either way)")
     p_export.add_argument("--shipping-limit", action="store_true",
                           help="refuse an .npz over 2 MiB, the limit of the policies shipped in the package "
-                               "(always applied when DEST_STEM is in the package's pretrained folder)")
+                               "(always applied when DEST_STEM is a game's envs/<game>/pretrained)")
     _progress_argument(p_export, "the export's stages")
     p_export.set_defaults(func=cmd_export)
 

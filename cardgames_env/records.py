@@ -6,13 +6,13 @@ cards) and every move in the game's notation with the seat that made it, plus th
 (RL returns and game points) to check a replay against.
 
 Moves are whole rules moves (``str(move)``, what ``rules.parse_move`` reads): a move that an
-encoding builds over several actions (Haggis's card-by-card selection, Jaipur's sub-step
-exchanges) is one entry, written as the notation of the action that completed it. A game cut
+encoding builds over several actions (cards selected one at a time, an exchange built in
+sub-steps) is one entry, written as the notation of the action that completed it. A game cut
 off by the turn limit in the middle of such a move ends with the sub-step entries made.
 
 Example record (one line in the file)::
 
-    {"format": "cardgames-record/1", "env": "gongzhu_v0", "options": {}, "seed": 3,
+    {"format": "cardgames-record/1", "env": "<game>_v0", "options": {}, "seed": 3,
      "agents": ["human", "random", "random", "random"], "moves": [[0, "play 2S"], ...],
      "finished": true, "truncated": false, "returns": [...], "points": [...]}
 """
@@ -42,7 +42,7 @@ class GameRecord:
     """One game: env, options, seed, the moves in notation, and the results.
 
     Attributes:
-        env: env name, e.g. ``"jaipur_v0"``.
+        env: env name (``"<game>_v0"``).
         options: keyword arguments of the env (the game's ``Config`` fields, ``max_steps``).
         seed: seed given to ``reset``.
         moves: ``(seat, notation)`` of every move in play order.

@@ -1,13 +1,17 @@
-"""The list of finished envs and their registrations as ``cardgames/<game>_v0``.
+"""The games of the package: one line per game, and the lookups every other registry uses.
 
-PettingZoo: ``pettingzoo.make("aec", "cardgames/<env>")`` gives the AEC env. Gymnasium:
+A game is one folder, ``envs/<game>/``, whose ``__init__.py`` declares its
+:class:`~cardgames_env.core.spec.GameSpec` as ``SPEC``; it joins the package (the CLI, the
+batched engines, the agents, the web app, training, the env test-suite, the docs checks) by
+adding its package to :data:`GAME_PACKAGES`. A game defined elsewhere joins at run time with
+:func:`register_game`.
+
+Env names are ``<game>_v<version>``. PettingZoo knows them as ``cardgames/<env>``:
+``pettingzoo.make("aec", "cardgames/<env>")`` gives the AEC env. So does gymnasium:
 ``gymnasium.make_vec("cardgames/<env>", num_envs=N, opponents=...)`` gives the learner's view
 of ``N`` batched games (:class:`cardgames_env.wrappers.vector_env.CardGamesVectorEnv`, the
-``vector_entry_point``), and ``gymnasium.make("cardgames/<env>", opponents=...)`` one game
-(:class:`cardgames_env.wrappers.single_agent.SingleAgentEnv`).
-
-A new game joins the package (CLI, env test-suite, benchmarks, docs checks) by adding one
-line to ``_ENV_MODULES``.
+``vector_entry_point``; games with a batched engine), and ``gymnasium.make("cardgames/<env>",
+opponents=...)`` one game (:class:`cardgames_env.wrappers.single_agent.SingleAgentEnv`).
 """
 
 from __future__ import annotations
@@ -15,55 +19,151 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from cardgames_env.core.spec import GameSpec
+
 NAMESPACE = "cardgames"
 
-_ENV_MODULES: dict[str, str] = {
-    "gongzhu_v0": "cardgames_env.gongzhu_v0",
-    "jaipur_v0": "cardgames_env.jaipur_v0",
-    "haggle_v0": "cardgames_env.haggle_v0",
-    "haggis_v0": "cardgames_env.haggis_v0",
-    "red7_v0": "cardgames_env.red7_v0",
-}
+GAME_PACKAGES: tuple[str, ...] = (
+    "cardgames_env.envs.gongzhu",
+    "cardgames_env.envs.jaipur",
+    "cardgames_env.envs.haggle",
+    "cardgames_env.envs.haggis",
+    "cardgames_env.envs.red7",
+)
+"""The package of every game shipped here, in the order the CLI and the docs list them."""
 
-ALL_ENVS: tuple[str, ...] = tuple(_ENV_MODULES)
-"""Names of every finished env, e.g. ``"gongzhu_v0"``."""
+
+def _package_spec(package: str) -> GameSpec:
+    """Read ``SPEC`` from a game's package."""
+    spec = getattr(importlib.import_module(package), "SPEC", None)
+    if not isinstance(spec, GameSpec):
+        raise TypeError(f"{package} must declare SPEC = GameSpec(...)")
+    return spec
+
+
+_SPECS: dict[str, GameSpec] = {}
+"""Env name -> spec of every known game: the shipped ones, then those registered at run time."""
+for _spec in map(_package_spec, GAME_PACKAGES):
+    _SPECS[_spec.env_name] = _spec
+
+ALL_ENVS: tuple[str, ...] = tuple(_SPECS)
+"""Names of the envs shipped in the package, e.g. ``"<game>_v0"`` (see :func:`env_names` for
+those registered at run time too)."""
+
+
+def specs() -> tuple[GameSpec, ...]:
+    """Every known game's spec: the shipped games in :data:`GAME_PACKAGES` order, then the
+    registered ones."""
+    return tuple(_SPECS.values())
+
+
+def env_names() -> tuple[str, ...]:
+    """Names of every known env (the shipped ones and those registered at run time)."""
+    return tuple(_SPECS)
+
+
+def spec(name: str) -> GameSpec:
+    """Return the spec of a game, by game id (``"<game>"``), env name (``"<game>_v0"``) or
+    PettingZoo id (``"cardgames/<game>_v0"``).
+
+    Raises:
+        ValueError: for an unknown name, listing the known env names.
+    """
+    key = name.removeprefix(f"{NAMESPACE}/") if isinstance(name, str) else None
+    found = _SPECS.get(key) or next((s for s in _SPECS.values() if s.game == key), None)
+    if found is None:
+        raise ValueError(f"unknown env {name!r}; known: {', '.join(_SPECS)}")
+    return found
 
 
 def load(name: str) -> ModuleType:
-    """Return the versioned env module ``name`` (it has ``env``, ``raw_env``, ``TEST_VARIANTS``).
+    """Return the module of env ``name``'s env class (it has ``env``, ``raw_env``,
+    ``TEST_VARIANTS``); ``name`` as :func:`spec` takes it.
 
     Raises:
         ValueError: for an unknown env name.
     """
-    key = name.removeprefix(f"{NAMESPACE}/")
-    if key not in _ENV_MODULES:
-        raise ValueError(f"unknown env {name!r}; known: {', '.join(ALL_ENVS)}")
-    return importlib.import_module(_ENV_MODULES[key])
+    return importlib.import_module(spec(name).env_module)
 
 
 def register() -> None:
-    """Register every env with PettingZoo's registry (``pettingzoo.make("aec", "cardgames/<name>")``)."""
+    """Register every known env with PettingZoo (``pettingzoo.make("aec", "cardgames/<env>")``)."""
+    for game in specs():
+        _register_pettingzoo(game)
+
+
+def _register_pettingzoo(game: GameSpec) -> None:
+    """Register one env with PettingZoo, keeping an existing registration (re-import)."""
     import pettingzoo
 
-    for name, module in _ENV_MODULES.items():
-        env_id = f"{NAMESPACE}/{name}"
-        try:
-            pettingzoo.spec("aec", env_id)  # registered already (re-import): keep it
-        except Exception:
-            pettingzoo.register("aec", env_id, entry_point=f"{module}:env")
+    env_id = f"{NAMESPACE}/{game.env_name}"
+    if env_id not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", env_id, entry_point=f"{game.env_module}:env")
 
 
 def register_gymnasium() -> None:
-    """Register every env with gymnasium: ``make_vec("cardgames/<name>", num_envs=N, ...)`` (the
-    batched vector env) and ``make("cardgames/<name>", ...)`` (one game)."""
+    """Register every known env with gymnasium: ``make_vec("cardgames/<env>", num_envs=N, ...)``
+    (the batched vector env, for games with a batched engine) and ``make("cardgames/<env>",
+    ...)`` (one game)."""
+    for game in specs():
+        _register_gymnasium(game)
+
+
+def _register_gymnasium(game: GameSpec) -> None:
+    """Register one env with gymnasium, keeping an existing registration (re-import)."""
     import gymnasium
 
-    for name in _ENV_MODULES:
-        env_id = f"{NAMESPACE}/{name}"
-        if env_id not in gymnasium.registry:  # registered already (re-import): keep it
-            gymnasium.register(
-                env_id,
-                entry_point="cardgames_env.wrappers.single_agent:SingleAgentEnv",
-                vector_entry_point="cardgames_env.wrappers.vector_env:make_vector_env",
-                kwargs={"env": name},
-            )
+    env_id = f"{NAMESPACE}/{game.env_name}"
+    if env_id not in gymnasium.registry:
+        vector = "cardgames_env.wrappers.vector_env:make_vector_env" if game.kernel is not None else None
+        gymnasium.register(
+            env_id,
+            entry_point="cardgames_env.wrappers.single_agent:SingleAgentEnv",
+            vector_entry_point=vector,
+            kwargs={"env": game.env_name},
+        )
+
+
+def register_game(game: GameSpec) -> None:
+    """Add a game defined outside the package: every registry (the CLI, agents, batched
+    engines, web views, PettingZoo, gymnasium) knows it from now on.
+
+    Raises:
+        ValueError: when its game id or env name is taken.
+    """
+    if not isinstance(game, GameSpec):
+        raise ValueError(f"register_game needs a GameSpec, got {type(game).__name__}")
+    taken = {s.game for s in _SPECS.values()}
+    if game.env_name in _SPECS or game.game in taken:
+        raise ValueError(f"game {game.game!r} ({game.env_name}) is registered already")
+    _SPECS[game.env_name] = game
+    for register_with in (_register_pettingzoo, _register_gymnasium):
+        try:
+            register_with(game)
+        except ImportError:  # the library is missing: the package's own registries still know it
+            pass
+
+
+def unregister_game(name: str) -> None:
+    """Remove a game added by :func:`register_game` (shipped games stay).
+
+    Raises:
+        ValueError: for an unknown name or a shipped game.
+    """
+    game = spec(name)
+    if game.env_name in ALL_ENVS:
+        raise ValueError(f"{game.env_name} is shipped with the package and cannot be removed")
+    del _SPECS[game.env_name]
+    env_id = f"{NAMESPACE}/{game.env_name}"
+    try:
+        import pettingzoo
+
+        pettingzoo.aec_registry.pop(env_id, None)
+    except ImportError:
+        pass
+    try:
+        import gymnasium
+
+        gymnasium.registry.pop(env_id, None)
+    except ImportError:
+        pass

@@ -53,7 +53,7 @@ def _collected(*args: str) -> set[str]:
     """Test ids that ``python -m pytest ARGS --collect-only`` lists with the project's addopts."""
     done = subprocess.run(
         [sys.executable, "-m", "pytest", *args, "--collect-only", "-p", "no:cacheprovider",
-         "tests/vector/test_haggle_vector.py"],
+         "tests/haggle/test_haggle_kernel.py"],
         cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr

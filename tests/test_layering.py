@@ -1,9 +1,14 @@
-"""The import rules of ARCHITECTURE.md section 3.
+"""The import rules of the package (``docs/architecture.md``).
 
-Per game: ``core <- cards <- (combos) <- scoring <- rules <- encoding <- env``; ``core`` imports
-no game; ``cards``, ``combos``, ``scoring`` and ``rules`` (and everything they import from the
-package) never import gymnasium, pettingzoo, torch or stable-baselines3, so the rules engines
-and scorers run without any RL library.
+* ``core`` knows no game and nothing above it: it imports only ``core``;
+* a game's folder ``envs/<game>/`` imports only ``core`` and its own folder (no other game, no
+  ``registry``, ``vector``, ``agents``, ``web``, ``training``...);
+* per game: ``core <- cards <- (combos) <- scoring <- rules <- encoding <- env <- kernel /
+  heuristic / search / view``; ``cards``, ``combos``, ``scoring`` and ``rules`` (and everything
+  they import from the package) never import gymnasium, pettingzoo, torch or stable-baselines3,
+  so the rules engines and scorers run without any RL library;
+* no module imports another module's private (``_name``) helpers;
+* no import circles.
 """
 
 from __future__ import annotations
@@ -17,7 +22,10 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "cardgames_env"
 RL_LIBRARIES = {"gymnasium", "pettingzoo", "torch", "stable_baselines3", "sb3_contrib"}
-LAYER_RANK = {"cards": 0, "combos": 1, "scoring": 2, "rules": 3, "encoding": 4, "env": 5, "cli": 3}
+LAYER_RANK = {
+    "cards": 0, "combos": 1, "scoring": 2, "rules": 3, "encoding": 4, "env": 5, "cli": 3,
+    "kernel": 6, "view": 6, "heuristic_kernel": 7, "heuristic": 8, "search": 9,
+}
 PURE_LAYERS = ("cards", "combos", "scoring", "rules")
 GAMES = sorted(p.name for p in (PACKAGE / "envs").iterdir() if (p / "rules.py").exists())
 
@@ -84,6 +92,97 @@ def test_core_imports_no_game():
     for path in (PACKAGE / "core").glob("*.py"):
         bad = {m for m in imports_of(path) if m.startswith("cardgames_env.envs")}
         assert not bad, f"{path.name} imports a game: {bad}"
+
+
+def test_core_imports_only_core():
+    graph = package_import_graph(PACKAGE)
+    for module, targets in graph.items():
+        if module.startswith("cardgames_env.core"):
+            above = {t for t in targets if not t.startswith("cardgames_env.core")}
+            assert not above, f"{module} imports above core: {sorted(above)}"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_game_folder_imports_only_core_and_itself(game):
+    own = f"cardgames_env.envs.{game}"
+    graph = package_import_graph(PACKAGE)
+    for module, targets in graph.items():
+        if module == own or module.startswith(own + "."):
+            allowed = (own, own + ".", "cardgames_env.core")
+            outside = {t for t in targets if not (t == own or t.startswith(allowed[1:]))}
+            assert not outside, f"{module} imports outside core and its folder: {sorted(outside)}"
+
+
+FLOORS = {
+    "core": 0, "envs": 1, "registry": 2, "faces": 2, "vector": 3, "agents": 4, "wrappers": 5,
+    "integrations": 5, "training": 6, "records": 7, "web": 8, "docgen": 8, "cli": 9,
+}
+"""Bottom to top: a module imports only from its own part of the package or a lower floor."""
+
+
+def part_of(module: str) -> str:
+    """The part of the package a module belongs to (``faces``: the ``<game>_v0`` modules)."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "package"
+    if parts[1].rpartition("_v")[2].isdigit():
+        return "faces"
+    return parts[1]
+
+
+def test_imports_run_down_the_floors():
+    for module, targets in package_import_graph(PACKAGE).items():
+        part = part_of(module)
+        if part == "package":  # the package's face imports the registry to register the envs
+            continue
+        assert part in FLOORS, f"{module}: give its part of the package a floor in FLOORS"
+        for target in targets:
+            other = part_of(target)
+            assert other == part or FLOORS[other] < FLOORS[part], f"{module} imports {target} (floor above)"
+
+
+def private_imports(package: Path) -> list[str]:
+    """``"module imports other._name"`` for every import of another module's private name."""
+    root = package.parent
+    found = []
+    for path in package.rglob("*.py"):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        own = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        package_name = own if path.name == "__init__.py" else own.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                source = node.module or ""
+                if node.level:
+                    base = package_name.split(".")
+                    base = base[: len(base) - (node.level - 1)]
+                    source = ".".join(base + ([node.module] if node.module else []))
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.Import):
+                source, names = "", [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                dotted = f"{source}.{name}" if source else name
+                private = [p for p in dotted.split(".") if p.startswith("_") and not p.startswith("__")]
+                if private and source != own:
+                    found.append(f"{own} imports {dotted}")
+    return found
+
+
+def test_no_module_imports_another_modules_private_names():
+    found = private_imports(PACKAGE)
+    assert not found, "\n".join(found)
+
+
+def test_private_import_checker_sees_relative_and_absolute_imports(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("_hidden = 1\nshown = 2\n")
+    (package / "b.py").write_text("from .a import shown\nfrom pkg.a import _hidden\nfrom . import a\n")
+    (package / "c.py").write_text("import pkg._private_module\n")
+    found = sorted(private_imports(package))
+    assert found == ["pkg.b imports pkg.a._hidden", "pkg.c imports pkg._private_module"]
 
 
 @pytest.mark.parametrize("game", GAMES)

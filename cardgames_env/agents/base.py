@@ -1,31 +1,29 @@
 """The one ``Agent`` protocol every player of every game implements, and the random agent.
 
 Agents see exactly what a learner sees: the observation vector and the action mask. Heuristic
-agents read the observation through the game's ``ObservationLayout`` (never the hidden state).
+agents (each game's ``heuristic.py``, named by its spec) read the observation through the
+game's ``ObservationLayout`` (never the hidden state).
 
-Imports run one way: ``masks`` <- ``model`` <- ``base`` (``legal_actions`` is re-exported here).
+Imports run one way: ``model`` <- ``base``; the mask helpers are :mod:`cardgames_env.core.masks`
+(``legal_actions`` is re-exported here).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from cardgames_env import registry
+from cardgames_env.core.masks import legal_actions
 from cardgames_env.core.rng import make_rng
 
-from .masks import legal_actions
 from .model import ModelAgent, looks_like_model_path
 
-HEURISTICS: dict[str, str] = {
-    "gongzhu": "cardgames_env.agents.gongzhu:GongZhuHeuristic",
-    "jaipur": "cardgames_env.agents.jaipur:JaipurHeuristic",
-    "haggle": "cardgames_env.agents.haggle:HaggleHeuristic",
-    "haggis": "cardgames_env.agents.haggis:HaggisHeuristic",
-    "red7": "cardgames_env.agents.red7:Red7Heuristic",
-}
-"""Game id -> ``module:class`` of its heuristic agent."""
+
+def has_heuristic(game: str) -> bool:
+    """Whether a game (id or env name) has a heuristic agent."""
+    return registry.spec(game).heuristic is not None
 
 
 @runtime_checkable
@@ -94,12 +92,10 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
         return RandomAgent(seed)
     if kind == "heuristic":
         raw = env.unwrapped
-        game = raw.info.name
-        if game not in HEURISTICS:
-            raise ValueError(f"no heuristic agent for game {game!r}")
-        module_name, class_name = HEURISTICS[game].split(":")
-        cls = getattr(importlib.import_module(module_name), class_name)
-        agent: Agent = cls(raw.encoding, seed=seed)
+        game = registry.spec(raw.info.name)
+        if game.heuristic is None:
+            raise ValueError(f"no heuristic agent for game {game.game!r}")
+        agent: Agent = game.load("heuristic")(raw.encoding, seed=seed)
         return agent
     if kind == "search" or kind.startswith("search:"):  # search.is_search_kind, without importing it
         from .search import SearchAgent

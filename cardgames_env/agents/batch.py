@@ -76,8 +76,8 @@ class RandomBatch:
 
 
 class AgentBatch:
-    """Any :class:`Agent` without ``act_batch``, asked row by row (the Jaipur, Red7 and Gong Zhu
-    heuristics).
+    """Any :class:`Agent` without ``act_batch``, asked row by row (e.g. a heuristic that decides
+    one observation at a time).
 
     An agent whose class sets ``keeps_game_state = True`` (one that plans a whole move and then
     emits it over several decisions) must see one game at a time: it gets one copy per key
@@ -163,7 +163,7 @@ class StateBatch:
     Each game seat (key) gets its own agent on its own AEC env; :meth:`act_states` sets that
     env to the row's rules ``State`` (the state at the start of the move in progress) unless
     it already holds an equal one, so an agent that plans a whole move and plays it over
-    several sub-steps (Jaipur's exchanges, Haggis's card selections) keeps its plan.
+    several sub-steps (an exchange, a card selection) keeps its plan.
 
     Args:
         kind: the agent spec (anything :func:`make_agent` takes).

@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from cardgames_env.core.masks import legal_actions, legal_rows
 from cardgames_env.core.rng import make_rng
-
-from .masks import legal_actions, legal_rows
 
 SIDECAR_FORMAT = 1
 """Version of the sidecar's JSON layout."""

@@ -3,8 +3,9 @@
 ``cardgames export`` (:mod:`cardgames_env.training.export`) turns a trained MaskablePPO model
 into two files: ``STEM.npz`` (the actor MLP and the action head, nothing else) and
 ``STEM.json`` (the sidecar: env, options, sizes, layer widths, dtype, the training command and
-evaluation results). The package ships one such pair per env in ``cardgames_env/pretrained/``;
-agent kind ``pretrained`` loads the pair of the env it plays.
+evaluation results). The package ships one such pair per game, ``pretrained.npz`` and
+``pretrained.json`` in the game's folder (``cardgames_env/envs/<game>/``); agent kind
+``pretrained`` loads the pair of the env it plays.
 
 File format (``format_version`` 1): the ``.npz`` holds ``w0, b0, ..., w{k-1}, b{k-1}`` (the
 hidden layers, weights shaped ``(inputs, outputs)``) and ``action_w, action_b`` (the head);
@@ -12,8 +13,8 @@ float32 or float16 (``dtype`` in the sidecar); the math is float32 either way:
 ``h = tanh(h @ w_i + b_i)`` per hidden layer, ``logits = h @ action_w + action_b``, then the
 legal action with the largest logit.
 
-A policy trained with other *encoding* options than the env's (Jaipur's
-``exchange_encoding="substeps"`` shipped model on the default flat encoding) plays through
+A policy trained with other *encoding* options than the env's (the env class's
+``ENCODING_OPTIONS``, e.g. a sub-step encoding's model on the default flat encoding) plays through
 the rules state: the agent builds the training encoding's decision from the env's state,
 plays the policy sub-step by sub-step on its own seat's observation of that decision until
 the rules move is complete, and answers with the env encoding's action(s) for that same move.
@@ -25,14 +26,16 @@ import dataclasses
 import io
 import json
 from collections.abc import Sequence
-from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .masks import MAX_ACTIONS_PER_MOVE, legal_actions, legal_rows, move_actions
+from cardgames_env import registry
+from cardgames_env.core.masks import MAX_ACTIONS_PER_MOVE, legal_actions, legal_rows, move_actions
+from cardgames_env.core.spec import GameSpec
+
 from .model import MODEL_FILE, check_sidecar, env_signature
 
 FORMAT_VERSION = 1
@@ -41,8 +44,8 @@ MAX_BYTES = 2 * 1024 * 1024
 """Largest ``.npz`` a shipped policy may have (2 MiB)."""
 POLICY_FILE = "model.npz"
 """File name of the exported policy in a run folder (``--algo dmc``; its sidecar is ``model.json``)."""
-PACKAGE = "cardgames_env.pretrained"
-"""Package holding the shipped ``<env>.npz`` + ``<env>.json`` pairs."""
+SHIPPED_STEM = "pretrained"
+"""Stem of the shipped pair in a game's folder: ``pretrained.npz`` + ``pretrained.json``."""
 ACTIVATIONS = ("tanh",)
 """Hidden-layer activations :class:`NumpyPolicy` implements."""
 
@@ -209,35 +212,34 @@ def diagonal_blocks(weights: np.ndarray) -> tuple[int, int, np.ndarray, np.ndarr
     return r, c, np.ascontiguousarray(weights[:r, :c]), np.ascontiguousarray(weights[r:, c:])
 
 
-def _folder() -> Traversable:
-    """Return the folder of the shipped policies (inside the installed package)."""
-    return resources.files(PACKAGE)
+def _shipped_pair(game: GameSpec) -> tuple[Traversable, Traversable]:
+    """Return a game's shipped ``(npz, json)`` inside the installed package (they may not exist)."""
+    return game.resource(f"{SHIPPED_STEM}.npz"), game.resource(f"{SHIPPED_STEM}.json")
 
 
 def in_shipped_folder(path: str | Path) -> bool:
-    """Return whether ``path`` (a file, or a file stem) lies in the folder of shipped policies,
-    where every ``.npz`` must keep within :data:`MAX_BYTES`."""
-    folder = _folder()
-    if not isinstance(folder, Path):  # a zipped package: nothing can be written into it
-        return False
-    return Path(path).resolve().parent == folder.resolve()
+    """Return whether ``path`` (a file, or a file stem) is where a game's shipped policy lives,
+    whose ``.npz`` must keep within :data:`MAX_BYTES`."""
+    target = Path(path).resolve().with_suffix("")
+    for game in registry.specs():
+        npz, _ = _shipped_pair(game)
+        if isinstance(npz, Path) and npz.resolve().with_suffix("") == target:  # zipped: read-only
+            return True
+    return False
 
 
 def shipped_envs() -> list[str]:
-    """Return the env names that have a shipped policy (both files present), sorted."""
-    folder = _folder()
-    names = {entry.name[: -len(".npz")] for entry in folder.iterdir() if entry.name.endswith(".npz")}
-    return sorted(n for n in names if folder.joinpath(n + ".json").is_file())
+    """Return the env names that have a shipped policy (both files present), in registry order."""
+    return [game.env_name for game in registry.specs() if all(f.is_file() for f in _shipped_pair(game))]
 
 
 def policy_files(env_name: str) -> tuple[Traversable, Traversable]:
     """Return the shipped ``(npz, json)`` of an env.
 
     Raises:
-        ValueError: when the env has no shipped policy.
+        ValueError: for an unknown env, or one without a shipped policy.
     """
-    folder = _folder()
-    npz, sidecar = folder.joinpath(env_name + ".npz"), folder.joinpath(env_name + ".json")
+    npz, sidecar = _shipped_pair(registry.spec(env_name))
     if not (npz.is_file() and sidecar.is_file()):
         shipped = ", ".join(shipped_envs()) or "none"
         raise ValueError(f"no pretrained agent for {env_name}; shipped: {shipped}")
@@ -307,7 +309,7 @@ def exported_policy_file(spec: str | Path) -> Path | None:
 def read_exported(npz: Path) -> tuple[NumpyPolicy, dict[str, Any]]:
     """Read an exported policy file and its sidecar (``x.npz`` + ``x.json``), as
     :func:`load_policy` does, of any size: the 2 MiB limit is for shipped files (a DMC run's
-    Jaipur head alone is 26 MB).
+    head over a large action space can be tens of megabytes).
 
     Raises:
         ValueError: when the sidecar is missing, or as :func:`load_policy`.
@@ -335,7 +337,7 @@ def load_exported(spec: str | Path, env: Any) -> NumpyPolicy:
 
 
 class PretrainedAgent:
-    """The shipped policy of an env (``cardgames_env/pretrained/<env>.npz``), played without torch.
+    """The shipped policy of an env (``pretrained.npz`` in its game's folder), played without torch.
 
     Args:
         env: the env the agent plays (raw or wrapped); its name picks the shipped file.

@@ -3,8 +3,8 @@
 The agent plays one seat. At each of its decisions it reads the rules ``State`` from the env
 (``env.unwrapped.game_state()``), first replaces everything its seat cannot see by a
 canonical re-deal that depends only on what the seat knows (so the hidden cards of the real
-deal can never reach the search, see :mod:`.search_games`), and then runs single-observer,
-open-loop IS-MCTS:
+deal can never reach the search; each game's ``search.py``, see
+:mod:`cardgames_env.core.search`), and then runs single-observer, open-loop IS-MCTS:
 
 * every iteration draws a determinization with the rules' ``resample_hidden`` for its seat;
 * the tree holds only the searching seat's decisions, keyed by its own moves since the root;
@@ -18,8 +18,8 @@ open-loop IS-MCTS:
   scored from the searching seat's point of view (per-game value in about ``[-1, 1]``);
 * the move played is the most visited child of the root.
 
-Moves are rules moves; for encodings that build one move over several actions (Jaipur's
-``exchange_encoding="substeps"``, Haggis's card-by-card selection) the agent plays the
+Moves are rules moves; for encodings that build one move over several actions (sub-steps,
+such as choosing a move's cards one at a time) the agent plays the
 chosen move's actions one by one on its following calls.
 
 Options go in the agent name: ``search``, ``search:iterations=800``, ``search:time=0.2``,
@@ -36,23 +36,13 @@ from typing import Any
 
 import numpy as np
 
+from cardgames_env import registry
+from cardgames_env.core.masks import legal_actions, move_actions
 from cardgames_env.core.rng import make_rng
-
-from .masks import legal_actions, move_actions
-from .search_games import ADAPTERS, GameAdapter
+from cardgames_env.core.search import GameAdapter
 
 SEARCH_KIND = "search"
 """Agent-kind name of the search agent (with ``:key=value`` options)."""
-
-DEFAULT_ITERATIONS: dict[str, int] = {
-    "red7": 450,
-    "gongzhu": 120,
-    "jaipur": 60,
-    "haggis": 20,
-    "haggle": 150,
-}
-"""Iterations per decision of the default setting, per game: sized so that one decision
-takes at most about 100 ms on a 2-core x86_64 machine (``benchmarks/bench_search.py``)."""
 
 ROLLOUT_KINDS = ("policy", "random")
 
@@ -62,7 +52,8 @@ class SearchOptions:
     """Settings of a search agent.
 
     Attributes:
-        iterations: simulations per decision (``None``: the game's default, unless ``time``).
+        iterations: simulations per decision (``None``: the game's default, its spec's
+            ``search_iterations``, unless ``time``).
         time: seconds per decision (``None``: no time budget). With both set the search stops
             at whichever comes first; a time budget makes moves depend on the machine's speed.
         c: UCB1 exploration constant (values are in about ``[-1, 1]``).
@@ -84,7 +75,7 @@ class SearchOptions:
     def budget(self, game: str) -> tuple[int | None, float | None]:
         """Return ``(iterations, seconds)`` for a game; ``None`` = no limit of that kind."""
         if self.iterations is None and self.time is None:
-            return DEFAULT_ITERATIONS[game], None
+            return registry.spec(game).search_iterations, None
         return self.iterations, self.time
 
 
@@ -190,11 +181,12 @@ class SearchAgent:
     def __init__(self, env: Any, options: SearchOptions | str = "search", seed: int | None = None):
         self.env = env.unwrapped
         game = self.env.info.name
-        if game not in ADAPTERS:
+        game_spec = registry.spec(game)
+        if game_spec.search is None:
             raise ValueError(f"no search agent for game {game!r}")
         self.options = parse_search_options(options) if isinstance(options, str) else options
         self.game = game
-        self.adapter: GameAdapter = ADAPTERS[game](self.env.encoding, self.options.epsilon)
+        self.adapter: GameAdapter = game_spec.load("search")(self.env.encoding, self.options.epsilon)
         self.iterations, self.seconds = self.options.budget(game)
         self.rng = make_rng(seed)
         self._plan: list[int] = []
@@ -352,7 +344,6 @@ def is_search_kind(kind: str) -> bool:
 
 
 __all__ = [
-    "DEFAULT_ITERATIONS",
     "SEARCH_KIND",
     "SearchAgent",
     "SearchOptions",

@@ -1,4 +1,4 @@
-"""``CardGameEnv``: the PettingZoo AEC env written once for every game (ARCHITECTURE.md section 5).
+"""``CardGameEnv``: the PettingZoo AEC env written once for every game (``docs/architecture.md``).
 
 A game's ``env.py`` subclasses it, sets ``rules``, ``encoding_cls`` and ``metadata``, and
 carries the env card docstring; everything else (agents, spaces, masks, rewards, dead steps,
@@ -230,7 +230,7 @@ class CardGameEnv(AECEnv, EzPickle):
             self.agent_selection = self.possible_agents[(player + 1) % len(self.possible_agents)]
             self._deads_step_first()
             return
-        if truncated:  # the turn limit (ARCHITECTURE.md section 5): every agent is truncated
+        if truncated:  # the turn limit: every agent is truncated
             for a in self.agents:
                 self.truncations[a] = True
             self.agent_selection = self.possible_agents[(player + 1) % len(self.possible_agents)]
@@ -332,8 +332,8 @@ class CardGameEnv(AECEnv, EzPickle):
     def game_state(self) -> Any:
         """Return the rules ``State`` of the game in progress.
 
-        For an encoding that builds one move over several sub-steps (Jaipur's
-        ``exchange_encoding="substeps"``, Haggis's card-by-card selection), this is the state
+        For an encoding that builds one move over several sub-steps (e.g. choosing a move's
+        cards one at a time), this is the state
         at the start of the current move: the pending partial choice is not part of it.
         """
         self._require_reset()
@@ -344,7 +344,7 @@ class CardGameEnv(AECEnv, EzPickle):
 
         The env then stands as if a new episode had begun in that position: rewards count from
         the position's returns, the step counter of the turn limit starts at 0, seats already
-        eliminated (Red7) are no longer agents, and later chance outcomes (new rounds) come from
+        eliminated are no longer agents, and later chance outcomes (new rounds) come from
         the env's Generator (seeded by ``reset(seed=...)``; fresh entropy if never reset).
 
         The state is checked by the game's ``rules.validate_state`` before anything changes.
@@ -492,8 +492,8 @@ def check_reset_options(options: Any, constructor_arguments: tuple[str, ...]) ->
 
 
 DEFAULT_MAX_STEPS = 20_000
-"""Turn limit of an env whose rules alone could go on for ever (Jaipur exchanges that draw
-nothing, multi-hand games): far beyond any real game (random play averages 75-905 steps)."""
+"""Turn limit of an env whose rules alone could go on for ever (moves that change nothing,
+games of many hands): far beyond any real game of the shipped envs."""
 
 
 def resolve_max_steps(info: GameInfo, max_steps: Any) -> int:

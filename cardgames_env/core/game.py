@@ -1,6 +1,6 @@
 """Contracts shared by every game: ``GameInfo``, the rules-module protocol, the encoding base.
 
-A game is two layers (ARCHITECTURE.md sections 3-5):
+A game is two layers (``docs/architecture.md``):
 
 * a **rules module** (``envs/<game>/rules.py``): pure functions over an immutable ``State``;
   it knows nothing of RL libraries;
@@ -37,7 +37,7 @@ class GameInfo:
     """The declared contract of a game under one ``Config`` (checked by the env test-suite).
 
     Attributes:
-        name: game id, e.g. ``"gongzhu"``.
+        name: game id (its spec's ``game``).
         num_players: seats in this configuration.
         max_game_length: most decisions (env steps) in one episode, ``None`` if unbounded.
         min_reward: lowest single reward any step can give a player.
@@ -85,7 +85,8 @@ def config_from_kwargs(config_cls: type, kwargs: Mapping[str, Any]) -> Any:
 
 
 class RulesModule(Protocol):
-    """What ``CardGameEnv`` needs from a game's ``rules`` module (ARCHITECTURE.md section 4)."""
+    """What ``CardGameEnv`` needs from a game's ``rules`` module (``docs/architecture.md``,
+    "Rules engine contract")."""
 
     def new_game(self, config: Any, deal: Any) -> Any: ...
     def current_player(self, state: Any) -> int: ...

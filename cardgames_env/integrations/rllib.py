@@ -15,7 +15,7 @@ Install with ``pip install "cardgames-env[rllib]"``. Four pieces:
   ``{"observations": float32 vector, "action_mask": float32 0/1 vector}`` (the layout RLlib's
   action-masking modules read). Every seat's rewards are reported on the step they are paid
   (payouts on other seats' turns included: RLlib adds them to that seat's next transition);
-  a Red7 seat that is eliminated gets its final observation with ``terminated=True`` (with
+  a seat that is eliminated gets its final observation with ``terminated=True`` (with
   the next step if no other live seat has moved yet: RLlib ends an episode once every agent
   it has seen is done); at the end every seat gets its final observation and ``__all__``
   ends the episode for all.
@@ -83,7 +83,7 @@ class RLlibCardGameEnv(MultiAgentEnv):
     """An RLlib multi-agent env over one registered AEC env (see the module docstring).
 
     Args:
-        config: ``{"env": "gongzhu_v0", "options": {...}}`` (RLlib passes ``env_config``).
+        config: ``{"env": "<game>_v0", "options": {...}}`` (RLlib passes ``env_config``).
 
     Raises:
         ValueError: for an unknown env or bad options.
@@ -136,7 +136,7 @@ class RLlibCardGameEnv(MultiAgentEnv):
         # Every seat's reward of this step, zeros included: RLlib wants one for each agent it
         # sends an observation, and adds those of waiting seats to their next transition.
         rewards = {a: float(r) for a, r in raw.rewards.items()}
-        # Dead steps: a seat eliminated now (Red7) leaves with its final observation.
+        # Dead steps: a seat eliminated now leaves with its final observation.
         while raw.agents and (raw.terminations[raw.agent_selection] or raw.truncations[raw.agent_selection]):
             if all(raw.terminations[a] or raw.truncations[a] for a in raw.agents):
                 break  # the game is over: handled below for every seat at once
@@ -150,7 +150,7 @@ class RLlibCardGameEnv(MultiAgentEnv):
         truncateds: dict[str, bool] = {}
         over = not raw.agents or all(raw.terminations[a] or raw.truncations[a] for a in raw.agents)
         # RLlib ends an episode once every agent it has seen is done, so a seat eliminated
-        # before any other live seat has moved (Red7: a fold on the first turn) is reported
+        # before any other live seat has moved (one out on the first turn) is reported
         # with the next step, when a live seat has been seen.
         if over or self._seen & set(raw.agents):
             for gone, (observation, terminated, truncated) in self._leaving.items():

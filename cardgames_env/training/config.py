@@ -1,6 +1,7 @@
-"""Training and evaluation settings per game: ``configs/<game>.json`` merged over ``default.json``.
+"""Training and evaluation settings per game: the game's ``config.json`` (in its folder, next
+to its rules) merged over ``configs/default.json``.
 
-A new game gets the defaults with no file; a file overrides only the keys it names (nested
+A game without the file gets the defaults; a file overrides only the keys it names (nested
 dicts are merged key by key).
 """
 
@@ -11,8 +12,11 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from importlib import resources
+from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any
+
+from cardgames_env import registry
 
 
 def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -37,18 +41,33 @@ def _read_json(text: str, source: str) -> dict[str, Any]:
     return data
 
 
+GAME_CONFIG = "config.json"
+"""File name of a game's training settings in its folder."""
+
+
+def game_config_file(game: str) -> Traversable | None:
+    """Return a game's own settings file, or ``None`` for a game without one (or unknown)."""
+    try:
+        found = registry.spec(game).resource(GAME_CONFIG)
+    except ValueError:
+        return None
+    return found if found.is_file() else None
+
+
 def load_config(game: str, path: str | Path | None = None) -> dict[str, Any]:
-    """Return the training settings of ``game``: default.json, then <game>.json, then ``path``.
+    """Return the training settings of ``game``: default.json, then the game's config.json,
+    then ``path``.
 
     Args:
-        game: game id (``"gongzhu"``); a game without its own file gets the defaults.
+        game: game id or env name; a game without its own file gets the defaults.
         path: an optional JSON file of further overrides.
     """
     folder = resources.files("cardgames_env.training") / "configs"
     config = _read_json((folder / "default.json").read_text(encoding="utf-8"), "default.json")
-    game_file = folder / f"{game}.json"
-    if game_file.is_file():
-        config = _merge(config, _read_json(game_file.read_text(encoding="utf-8"), game_file.name))
+    game_file = game_config_file(game)
+    if game_file is not None:
+        source = f"{registry.spec(game).game}/{GAME_CONFIG}"
+        config = _merge(config, _read_json(game_file.read_text(encoding="utf-8"), source))
     if path is not None:
         p = Path(path)
         if not p.is_file():

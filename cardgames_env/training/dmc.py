@@ -7,9 +7,9 @@ DouZero's learning rule, on :class:`~cardgames_env.training.vector_env.VectorTra
   (:class:`~cardgames_env.agents.pretrained.NumpyPolicy`), so the greedy policy (the legal
   action with the largest Q) is saved as an exported policy (``model.npz`` + ``model.json``),
   plays as ``--agent RUN``, and ``cardgames export`` turns it into a shipped ``pretrained``
-  file by adding its command (shipped in the package: under the 2 MiB limit, not Jaipur's
-  flat head). Each column of ``W`` is a learned embedding of one action (DouZero builds
-  action features by hand instead).
+  file by adding its command (shipped in the package: under the 2 MiB limit, which a head
+  over a very large action space exceeds). Each column of ``W`` is a learned embedding of one
+  action (DouZero builds action features by hand instead).
 * **Acting.** ε-greedy over the legal actions: the largest Q, or with probability ``epsilon``
   a uniformly random legal action.
 * **Targets.** The Monte-Carlo return of each learner decision: the learner's rewards from that
@@ -17,7 +17,7 @@ DouZero's learning rule, on :class:`~cardgames_env.training.vector_env.VectorTra
   and no value baseline.
 * **Updates.** One gradient step on ``mean (Q(s, a) - G)^2`` per ``batch_size`` finished
   decisions, each decision used once. Only the taken action's column of the head is computed
-  (a gather), so an update costs the same with 52 actions (Gong Zhu) as with 25,505 (Jaipur).
+  (a gather), so an update costs the same with 50 actions as with 25,000.
 * **A start from a teacher** (``--imitation-games N``, optional), from the teacher's recorded
   games (:mod:`~cardgames_env.training.imitation`), as ``imitation.dmc_start`` says:
 
@@ -49,9 +49,9 @@ from typing import Any
 import numpy as np
 
 from cardgames_env.agents.batch import random_legal
-from cardgames_env.agents.masks import legal_rows
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
+from cardgames_env.core.masks import legal_rows
 from cardgames_env.core.progress import Progress
 
 from .config import rounding_note, whole_units

@@ -5,10 +5,10 @@ seats swapped; with more players each deal is played once with the evaluated age
 seat (the other seats all held by the opponent). The headline figure is
 
 * two players: the win rate (draws count half) with a 95% Wilson interval;
-* more players (Gong Zhu, Haggle, Red7 with 3-4): the mean of the agent's game points minus
+* more players: the mean of the agent's game points minus
   the mean points of the other seats, with a 95% interval over the deals (the rotations of
   one deal are averaged first, so the samples are independent). A game whose points can be
-  missing (Haggle reports ``None`` for an ELIMINATED player) compares episode returns
+  missing (``None`` for an eliminated player) compares episode returns
   instead: ``eval.metric`` in its training config (``"points"`` or ``"return"``).
 
 Both figures are computed for every match (:class:`MatchResult`). Pure numpy: agents that
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from cardgames_env.agents.base import HEURISTICS, Agent, make_agent
+from cardgames_env.agents.base import Agent, has_heuristic, make_agent
 from cardgames_env.agents.search import is_search_kind
 from cardgames_env.core.aec import CardGameEnv
 from cardgames_env.core.progress import Progress
@@ -465,7 +465,7 @@ def final_evaluations(
     games, seed = int(evals["final_games"]), int(evals["seed"]) + 500_000
     game = make_raw_env(env_name, options).info.name
     results = []
-    for opponent in ("random", "heuristic") if game in HEURISTICS else ("random",):
+    for opponent in ("random", "heuristic") if has_heuristic(game) else ("random",):
         with Progress(games, "games", f"final eval vs {opponent}", progress) as bar:
             result = evaluate(env_name, learner, opponent, games=games, seed=seed, options=options,
                               agent_name="trained", opponent_name=opponent, on_game=bar.advance)

@@ -4,8 +4,8 @@ The export keeps what playing needs: the actor MLP (Linear + Tanh layers) and th
 head, as ``DEST.npz`` (``np.savez_compressed``), with a JSON sidecar ``DEST.json`` (the
 model's env, options and sizes, the layer widths, activation, dtype, the exact training
 command, the source sidecar's other fields and a free ``results`` dict). The critic is left
-out. Any size is written, except into the package's folder of shipped policies (or with
-``max_bytes``): a shipped ``.npz`` keeps within 2 MiB (:data:`MAX_BYTES`). A DMC run
+out. Any size is written, except where a game's shipped policy lives (``pretrained`` in its
+folder; or with ``max_bytes``): a shipped ``.npz`` keeps within 2 MiB (:data:`MAX_BYTES`). A DMC run
 (``--algo dmc``) already saves its policy in this format; exporting it copies the weights and
 adds the command and results.
 :class:`cardgames_env.agents.pretrained.NumpyPolicy` plays the files; the format is described

@@ -1,9 +1,9 @@
 """Imitation before reinforcement: clone a teacher agent's moves into the policy network.
 
 PPO from a random network learns slowly on games whose only reward comes at the end of a long
-episode (a Haggis game to 350 points is hundreds of decisions; Jaipur is best of three
-rounds). The package's search agent already beats the heuristics in every game, so
-:func:`train` can start from a network that imitates it:
+episode (a game played to a points target can take hundreds of decisions). The package's
+search agent already beats the heuristics in every game, so :func:`train` can start from a
+network that imitates it:
 
 1. :func:`collect_demonstrations` plays ``games`` games with the teacher (default ``search``)
    in one seat, rotated game by game, against the opponents (default ``heuristic``), and

@@ -8,9 +8,8 @@ def limit_threads(count: int | None) -> None:
     as they are); the config's ``torch_threads``, 1 by default.
 
     The batched path multiplies many small matrices in numpy: each self-play snapshot's
-    forward pass over the rows it plays. On a busy 2-core machine a BLAS that spreads such a
-    product over both cores made a Haggis snapshot's forward pass 3-4 times slower than one
-    thread did (14 to 256 rows), so both libraries get the same limit.
+    forward pass over the rows it plays. On a busy machine a BLAS that spreads such a small
+    product over several cores is slower than one thread, so both libraries get the same limit.
     """
     if not count:
         return

@@ -1,7 +1,8 @@
 """MaskablePPO training of one seat of any registered env, with self-play snapshots.
 
 :func:`train` is what ``cardgames train`` runs. Per-game defaults live in
-``training/configs/<game>.json`` (merged over ``default.json``); command-line values win.
+each game's ``config.json`` (merged over ``training/configs/default.json``); command-line
+values win.
 A run folder holds::
 
     config.json             the resolved settings
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cardgames_env.agents.base import HEURISTICS
+from cardgames_env.agents.base import has_heuristic
 from cardgames_env.agents.model import MODEL_FILE, ModelAgent, write_sidecar
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.core.progress import Progress
@@ -60,11 +61,11 @@ def opponent_pool(game: str, mode: str, selfplay: Mapping[str, Any]) -> Opponent
     """
     if mode not in OPPONENT_MODES:
         raise ValueError(f"unknown opponents {mode!r}; expected one of {', '.join(OPPONENT_MODES)}")
-    if mode == "heuristic" and game not in HEURISTICS:
+    if mode == "heuristic" and not has_heuristic(game):
         raise ValueError(f"no heuristic agent for game {game!r}: use --opponents random or selfplay")
     if mode != "selfplay":
         return OpponentPool(base=(mode,))
-    base = ("random", "heuristic") if game in HEURISTICS else ("random",)
+    base = ("random", "heuristic") if has_heuristic(game) else ("random",)
     return OpponentPool(
         base=base,
         sampling=str(selfplay.get("sampling", "snapshots")),

@@ -28,7 +28,7 @@ class VectorTrainingEnv(VecEnv):
     """One learner seat in each of ``num_envs`` batched games; opponents act in batch.
 
     Args:
-        env_name: a registered env name (``"gongzhu_v0"``).
+        env_name: a registered env name (``"<game>_v0"``).
         num_envs: games stepped together.
         options: the env's variant options.
         opponents: an opponent spec for every other seat (``"random"``, ``"heuristic"``, a

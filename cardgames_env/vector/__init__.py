@@ -2,21 +2,56 @@
 
 ``make(name, num_envs, seed=0, **options)`` returns a :class:`VectorEnv` whose ``reset`` and
 ``step`` work on every slot together (compiled kernels, both cores), with the same
-observations, masks, rewards and game ends as the AEC env for the same state. See
-``docs/vector.md``.
+observations, masks, rewards and game ends as the AEC env for the same state. Each game's
+engine lives in its folder (its spec's ``kernel``); the driver they share is
+:mod:`cardgames_env.core.engine`. See ``docs/vector.md``.
 """
 
 from __future__ import annotations
 
-import os
+import importlib
+from typing import Any
 
-# The engines' ``prange`` kernels run one short parallel region per step. OpenMP workers that
-# spin between regions (the default) steal the CPU from the other thread on a busy machine and
-# made threaded steps 5-10x slower than one thread on a shared 2-core machine; sleeping
-# workers cost a few microseconds per step at most. Set before the first parallel kernel loads
-# the OpenMP runtime; an explicit OMP_WAIT_POLICY in the environment wins.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+from cardgames_env import registry
+from cardgames_env.core.engine import PARALLEL_MIN_ENVS, STAY, KernelChooser, VectorEnv
 
-from .base import STAY, VECTOR_ENVS, VectorEnv, available, make
 
-__all__ = ["STAY", "VECTOR_ENVS", "VectorEnv", "available", "make"]
+def available() -> list[str]:
+    """Names of the envs whose game has a batched engine that imports here."""
+    names = []
+    for game in registry.specs():
+        if game.kernel is None:
+            continue
+        try:
+            importlib.import_module(game.kernel.partition(":")[0])
+        except ModuleNotFoundError:
+            continue
+        names.append(game.env_name)
+    return names
+
+
+def make(name: str, num_envs: int, seed: int | None = 0, **options: Any) -> VectorEnv:
+    """Return the batched engine of env ``name`` with ``num_envs`` slots, reset with ``seed``.
+
+    Args:
+        name: an env name (``"<game>_v0"``), its PettingZoo id (``"cardgames/<game>_v0"``) or
+            the game id (``"<game>"``).
+        num_envs: number of slots (games stepped together), at least 1.
+        seed: seed of the slots' random streams (``None``: fresh entropy).
+        **options: the AEC env's options (its ``Config`` fields) and ``max_steps``.
+
+    Raises:
+        ValueError: naming the argument, for an unknown env name or one without a batched
+            engine, a bad ``num_envs`` or ``seed``, or a bad option (the AEC env's messages).
+    """
+    if not isinstance(name, str):
+        raise ValueError(f"name must be an env name such as {registry.ALL_ENVS[0]!r}, got {name!r}")
+    game = registry.spec(name)
+    if game.kernel is None:
+        engines = ", ".join(s.env_name for s in registry.specs() if s.kernel is not None)
+        raise ValueError(f"{game.env_name} has no batched engine; batched engines exist for: {engines}")
+    cls: type[VectorEnv] = game.load("kernel")
+    return cls(num_envs, seed=seed, **options)
+
+
+__all__ = ["PARALLEL_MIN_ENVS", "STAY", "KernelChooser", "VectorEnv", "available", "make"]

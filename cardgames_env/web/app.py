@@ -43,8 +43,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from cardgames_env.records import GameRecord, RecordError
-from cardgames_env.registry import ALL_ENVS, load
+from cardgames_env.registry import env_names, load
 
+from . import views
 from .catalog import MAX_NAME, AgentCatalog
 from .guard import SameOrigin, allowed_hosts, parse_json, read_body, refusal
 from .session import (
@@ -171,16 +172,19 @@ def _handle(func: Callable[[Request], Any]) -> Callable[[Request], Any]:
 
 
 def env_meta() -> list[dict[str, Any]]:
-    """Every env: name, game, seats, and its variants (``Config`` fields with defaults)."""
+    """Every env the browser can show: name, game, title, seats, its variants (``Config``
+    fields with defaults) and the colours of its card faces."""
     out = []
-    for name in ALL_ENVS:
+    for name in filter(views.has_view, env_names()):
         env = load(name).raw_env()
         fields = [
             {"name": f.name, "default": getattr(env.config, f.name), "type": str(f.type)}
             for f in dataclasses.fields(env.rules.Config)
         ]
-        out.append({"env": name, "game": env.info.name, "players": len(env.possible_agents),
-                    "options": fields, "doc": (env.rules.__doc__ or "").strip().splitlines()[0]})
+        out.append({"env": name, "game": env.info.name, "title": views.title(name),
+                    "players": len(env.possible_agents), "options": fields,
+                    "doc": (env.rules.__doc__ or "").strip().splitlines()[0],
+                    "card_colours": views.card_colours(name)})
     return out
 
 
@@ -279,7 +283,7 @@ def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = 
         data = await small_object(request)
         env_name = data.get("env")
         if not isinstance(env_name, str) or len(env_name) > 64:
-            raise BadRequest("'env' must name an env, e.g. \"jaipur_v0\"")
+            raise BadRequest(f"'env' must name an env, e.g. {env_names()[0]!r}")
         options = data.get("options") or {}
         seed = data.get("seed")
         seed = random_seed() if seed is None else check_seed(seed)

@@ -37,8 +37,8 @@ from cardgames_env.agents.pretrained import (
     policy_files,
 )
 from cardgames_env.agents.rllib_agent import looks_like_rllib_checkpoint, read_rllib_sidecar
-from cardgames_env.agents.search import DEFAULT_ITERATIONS, SearchAgent, is_search_kind, parse_search_options
-from cardgames_env.registry import load
+from cardgames_env.agents.search import SearchAgent, is_search_kind, parse_search_options
+from cardgames_env.registry import load, spec, specs
 
 HUMAN = "human"
 """Agent name of the seat played from the page."""
@@ -64,7 +64,7 @@ class UnknownAgent(ValueError):
 
 def search_iteration_cap(game: str) -> int:
     """Most simulations a move a search agent may run for ``game`` on this server."""
-    return SEARCH_ITERATION_FACTOR * DEFAULT_ITERATIONS[game]
+    return SEARCH_ITERATION_FACTOR * spec(game).search_iterations
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,7 +164,7 @@ class AgentCatalog:
             "agents": self.names(),
             "models": [{"name": m.name, "env": m.env, "options": m.options} for m in self.models.values()],
             "search": {"max_time": SEARCH_MAX_SECONDS,
-                       "max_iterations": {game: search_iteration_cap(game) for game in DEFAULT_ITERATIONS}},
+                       "max_iterations": {s.game: search_iteration_cap(s.game) for s in specs() if s.search}},
         }
 
     def shared_objects(self) -> list[Any]:
@@ -214,7 +214,7 @@ class AgentCatalog:
             options = parse_search_options(name)
         except ValueError as error:
             raise UnknownAgent(str(error)) from None
-        if game not in DEFAULT_ITERATIONS:
+        if spec(game).search is None:
             raise UnknownAgent(f"no search agent for game {game!r}")
         cap = search_iteration_cap(game)
         if options.time is not None and options.time > SEARCH_MAX_SECONDS:
@@ -229,7 +229,7 @@ class AgentCatalog:
             )
         iterations = options.iterations
         if iterations is None:  # a time alone runs up to the cap; nothing: the game's default
-            iterations = cap if options.time is not None else DEFAULT_ITERATIONS[game]
+            iterations = cap if options.time is not None else spec(game).search_iterations
         seconds = SEARCH_MAX_SECONDS if options.time is None else options.time
         capped = dataclasses.replace(options, iterations=iterations, time=seconds)
         return SearchAgent(env, capped, seed=seed)

@@ -145,7 +145,7 @@ class GameSession:
     """A game being played, watched or replayed.
 
     Args:
-        env_name: env name, e.g. ``"gongzhu_v0"``.
+        env_name: env name (``"<game>_v0"``).
         options: the env's keyword arguments (game variants, ``max_steps``).
         seed: seed of the deal (and of the agents' own randomness).
         agents: one name per seat: ``"human"`` (at most one) or a name ``catalog`` plays.
@@ -171,6 +171,8 @@ class GameSession:
             env_name, options, seed = record.env, record.options, record.seed
         options = check_options(env_name, options)
         seed = check_seed(seed)
+        if not views.has_view(env_name):
+            raise BadRequest(f"{env_name} has no view for the browser")
         module = load(env_name)
         try:
             self.env = module.raw_env(**options)
@@ -397,6 +399,7 @@ class GameSession:
         data: dict[str, Any] = {
             "env": self.env_name,
             "game": self.game,
+            "title": views.title(self.game),
             "players": len(env.possible_agents),
             "agents": self.agent_names,
             "human": self.human,
@@ -452,7 +455,7 @@ class GameSession:
             try:
                 action = env.string_to_action(text)
             except ValueError:
-                continue  # a move the encoding does not offer (e.g. a lower Haggis reading)
+                continue  # a move the encoding does not offer (e.g. another reading of the same cards)
             if not mask[action] or text in seen:
                 continue
             seen.add(text)

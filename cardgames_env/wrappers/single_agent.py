@@ -2,14 +2,14 @@
 
 The PettingZoo SB3 tutorial's wrapper lets every seat act through the learner and hands out
 only the reward of the step the learner itself took: a loss that happens on an opponent's
-turn (the last trick of Gong Zhu, an opponent completing a set) never reaches it, and the
+turn (a trick taken by another seat, an opponent completing a set) never reaches it, and the
 perspectives of the seats mix. Here the learner sits in one seat (fixed, or drawn per
 episode), every other seat is played inside :meth:`SingleAgentEnv.step` by opponent agents,
 and the reward of a step is the sum of the learner's rewards over *every* raw step from its
 action up to its next decision: its own step and all the opponents' steps in between (read
 right after each raw step, before PettingZoo's dead steps clear them).
 
-The learner's episode ends when the game ends or when the learner is eliminated (Red7);
+The learner's episode ends when the game ends or when the learner is eliminated;
 other agents' eliminations are handled internally with their dead steps. The observation is
 the env's flat float32 vector from the learner's seat; :meth:`SingleAgentEnv.action_masks`
 returns the learner's legal actions as a bool array, which is what sb3-contrib's
@@ -48,7 +48,7 @@ class SingleAgentEnv(gymnasium.Env):
     """One learner seat of a card game; every other seat is played by opponents inside ``step``.
 
     Args:
-        env: a registered env name (``"gongzhu_v0"``) or a raw :class:`CardGameEnv` instance.
+        env: a registered env name (``"<game>_v0"``) or a raw :class:`CardGameEnv` instance.
         options: the game's variant options (only with an env name).
         opponents: one spec for every other seat, a sequence with one spec per other seat (in
             seat order, skipping the learner), or an :class:`OpponentPool` sampled per seat

@@ -14,7 +14,7 @@ It keeps the semantics of :class:`cardgames_env.wrappers.single_agent.SingleAgen
   move up to its next decision (rewards paid on opponents' turns reach it); rewards paid in a
   new game before the learner's first decision count towards that first step;
 * the learner's episode ends with its game: ``terminated`` when the rules end it,
-  ``truncated`` when the turn limit (``max_steps`` decisions) cuts it. A Red7 learner that is
+  ``truncated`` when the turn limit (``max_steps`` decisions) cuts it. A learner that is
   eliminated waits, its payouts counted, until the others finish the game (the same step).
 
 Gymnasium >= 1.0 semantics:
@@ -69,7 +69,7 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
     """The learner's decisions in ``num_envs`` batched games; opponents act in batch inside.
 
     Args:
-        env: a registered env name (``"red7_v0"``; ``"cardgames/red7_v0"`` too).
+        env: a registered env name (``"<game>_v0"``; ``"cardgames/<game>_v0"`` too).
         num_envs: games stepped together.
         opponents: who plays every other seat: an agent spec (``"random"``, ``"heuristic"``,
             ``"pretrained"``, ``"search[:options]"``, a model path... anything the CLI

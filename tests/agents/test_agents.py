@@ -54,7 +54,7 @@ def test_gongzhu_heuristic_scores_better_than_random_seats():
 
 
 def test_legal_rows_gives_booleans_and_refuses_a_row_without_a_legal_action() -> None:
-    from cardgames_env.agents.masks import legal_rows
+    from cardgames_env.core.masks import legal_rows
 
     rows = legal_rows(np.array([[0, 1, 1], [1, 0, 0]], dtype=np.int8))
     assert rows.dtype == bool and rows.tolist() == [[False, True, True], [True, False, False]]

@@ -1,8 +1,9 @@
 """Agent kind ``pretrained``: ``cardgames export`` files played in numpy, exactly as the model plays.
 
 The export tests train or save tiny models, export them into a temporary folder and point the
-agent's folder lookup there. The shipped-agent tests read the package's own folder
-(``cardgames_env/pretrained/``): they fail until a policy is shipped for every env.
+agent's lookup of the shipped files there. The shipped-agent tests read the package's own files
+(``pretrained.npz`` + ``pretrained.json`` in each game's folder): they fail until a policy is
+shipped for every env.
 """
 
 from __future__ import annotations
@@ -72,10 +73,14 @@ def jaipur_substeps_model(tmp_path_factory) -> Path:
 
 @pytest.fixture()
 def shipped(tmp_path, monkeypatch) -> Path:
-    """An empty folder standing in for the package's folder of shipped policies."""
+    """An empty folder standing in for the games' shipped policies (``<env>.npz`` + ``<env>.json``)."""
     folder = tmp_path / "shipped"
     folder.mkdir()
-    monkeypatch.setattr(pretrained, "_folder", lambda: folder)
+
+    def pair(game):
+        return folder / f"{game.env_name}.npz", folder / f"{game.env_name}.json"
+
+    monkeypatch.setattr(pretrained, "_shipped_pair", pair)
     return folder
 
 

@@ -7,11 +7,11 @@ import pytest
 
 from cardgames_env.agents import make_agent
 from cardgames_env.agents.search import SearchAgent, SearchOptions, parse_search_options
-from cardgames_env.agents.search_games import ADAPTERS, haggle_hand_value
 from cardgames_env.cli import main
 from cardgames_env.core.game import CHANCE
+from cardgames_env.envs.haggle.search import haggle_hand_value
 from cardgames_env.envs.red7.cards import card_str, parse_cards
-from cardgames_env.registry import ALL_ENVS, load
+from cardgames_env.registry import ALL_ENVS, load, spec
 from cardgames_env.training.evaluate import play_game
 
 VARIANTS = [
@@ -99,7 +99,7 @@ def test_canonical_state_depends_only_on_the_seats_information(name, options):
     and the canonical state shows the seat exactly its own observation."""
     raw = load(name).raw_env(**options)
     rules, encoding = raw.rules, raw.encoding
-    adapter = ADAPTERS[raw.info.name](encoding)
+    adapter = spec(raw.info.name).load("search")(encoding)
     rng = np.random.default_rng(3)
     for state in positions(name, options):
         player = rules.current_player(state)
@@ -186,7 +186,7 @@ def test_search_takes_a_winning_red7_move_over_losing_ones():
 
 
 def test_haggle_hand_value_matches_the_heuristics_vector_version():
-    from cardgames_env.agents.haggle import hand_values
+    from cardgames_env.envs.haggle.heuristic import hand_values
 
     rng = np.random.default_rng(0)
     hands = rng.integers(0, 8, size=(200, 5))

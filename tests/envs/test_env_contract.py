@@ -1,6 +1,6 @@
 """The env's input contract and positions: action and seed types, reset options, numpy option
 values, use before reset, the global ``state()`` vector, ``game_state``/``set_game_state`` and
-the ``max_steps`` turn limit (ARCHITECTURE.md section 5)."""
+the ``max_steps`` turn limit (``docs/architecture.md``, "Env contract")."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from pettingzoo.test.state_test import test_state as pettingzoo_state_test
 from pettingzoo.test.state_test import test_state_space as pettingzoo_state_space_test
 
 from cardgames_env.core.aec import DEFAULT_MAX_STEPS
-from cardgames_env.registry import ALL_ENVS, load
+from cardgames_env.registry import load
 from cardgames_env.wrappers.single_agent import SingleAgentEnv
 
-from .conftest import CASES
+from .conftest import CASES, ENV_NAMES
 from .helpers import make_raw, make_wrapped, play_episode, random_legal
 
 BEFORE_RESET = r"call reset\(\) first"
@@ -50,7 +50,7 @@ def bad_actions(legal: int) -> list:
 
 
 # -- 1. action and seed types -------------------------------------------------------------------
-@pytest.mark.parametrize("name", ALL_ENVS)
+@pytest.mark.parametrize("name", ENV_NAMES)
 def test_raw_step_refuses_non_integer_actions_and_changes_nothing(name):
     env = make_raw(name, {})
     env.reset(seed=0)
@@ -62,7 +62,7 @@ def test_raw_step_refuses_non_integer_actions_and_changes_nothing(name):
         assert snapshot(env) == before, action
 
 
-@pytest.mark.parametrize("name", ALL_ENVS)
+@pytest.mark.parametrize("name", ENV_NAMES)
 @pytest.mark.parametrize("kind", ["int64", "int8", "0-d array", "uint16"])
 def test_numpy_integer_actions_play_like_ints(name, kind):
     plain, numpy_env = make_raw(name, {}), make_raw(name, {})
@@ -82,7 +82,7 @@ def test_numpy_integer_actions_play_like_ints(name, kind):
         assert numpy_env.game_state() == plain.game_state()
 
 
-@pytest.mark.parametrize("name", ALL_ENVS)
+@pytest.mark.parametrize("name", ENV_NAMES)
 def test_wrapped_step_refuses_non_integer_actions_and_changes_nothing(name):
     env = make_wrapped(name, {})
     env.reset(seed=0)
@@ -140,7 +140,7 @@ def variant_options(env) -> list:
     ]
 
 
-@pytest.mark.parametrize("name", ALL_ENVS)
+@pytest.mark.parametrize("name", ENV_NAMES)
 def test_reset_refuses_variant_options_and_changes_nothing(name):
     env = make_raw(name, {})
     env.reset(seed=0)
@@ -197,7 +197,7 @@ def test_red7_num_players_as_numpy_int():
 
 
 # -- 4. use before reset ------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ALL_ENVS)
+@pytest.mark.parametrize("name", ENV_NAMES)
 def test_use_before_reset_is_one_clear_error(name):
     env = make_raw(name, {}, render_mode="ansi")
     calls = {
@@ -246,7 +246,7 @@ def test_state_is_a_float32_vector_in_state_space(name, options, default):
     assert space.contains(env.state())  # at the end too
 
 
-@pytest.mark.parametrize("name", ALL_ENVS)
+@pytest.mark.parametrize("name", ENV_NAMES)
 def test_pettingzoo_state_tests_pass(name):
     env = make_wrapped(name, {})
     pettingzoo_state_space_test(env)
@@ -361,7 +361,7 @@ def test_set_game_state_continues_like_the_original_env(name, options, default):
     assert compared > 0
 
 
-@pytest.mark.parametrize("name", ALL_ENVS)
+@pytest.mark.parametrize("name", ENV_NAMES)
 def test_set_game_state_on_a_fresh_env(name):
     source = make_raw(name, {})
     source.reset(seed=3)
@@ -377,7 +377,7 @@ def test_set_game_state_on_a_fresh_env(name):
     assert env.num_steps == 1
 
 
-@pytest.mark.parametrize("name", ALL_ENVS)
+@pytest.mark.parametrize("name", ENV_NAMES)
 def test_set_game_state_rejects_bad_states_and_changes_nothing(name):
     env = make_raw(name, {})
     env.reset(seed=0)
@@ -411,7 +411,7 @@ def test_every_env_has_a_finite_documented_turn_limit(name, options, default):
     assert isinstance(env.info.max_game_length, int) and env.info.max_game_length > 0
 
 
-@pytest.mark.parametrize("name", ALL_ENVS)
+@pytest.mark.parametrize("name", ENV_NAMES)
 @pytest.mark.parametrize("limit", [1, 4])
 def test_truncation_at_exactly_max_steps(name, limit):
     env = make_raw(name, {}, max_steps=np.int64(limit))

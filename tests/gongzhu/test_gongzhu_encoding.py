@@ -201,8 +201,8 @@ def _first_hand_positions(seed: int, config: Config):
 
 @pytest.mark.parametrize("config", [Config(), Config(game_end=-1000), Config(first_lead_must_be_spade2=True)])
 def test_spade2_holder_is_the_first_leader_while_the_spade2_is_unplayed(config):
-    # gongzhu.md section 2: the holder of ♠2 leads hand 1, so every seat knows who holds the
-    # ♠2 until it is played. Derivation: the seat seen to lead the first trick.
+    # docs/rules/gongzhu.md, "Play of a hand": the holder of ♠2 leads hand 1, so every seat
+    # knows who holds the ♠2 until it is played. Derivation: the seat seen to lead the first trick.
     seen = 0
     for seed in range(6):
         for first_leader, state in _first_hand_positions(seed, config):

@@ -3,7 +3,7 @@ public history allows, never changes what a seat observes.
 
 A seat knows its own hand, every played card, each seat's hand size, the suits each seat has
 shown it is void in, and in hand 1 who holds the unplayed ♠2 (its holder led the first trick,
-gongzhu.md section 2). The perturbation below swaps cards between two other seats' hands
+docs/rules/gongzhu.md, "Play of a hand"). The perturbation below swaps cards between two other seats' hands
 keeping all of that: a card never goes to a seat void in its suit, and the ♠2 never moves
 in hand 1. It is written here, independently of ``rules.resample_hidden``.
 """
@@ -48,7 +48,7 @@ def perturb(state: rules.State, observer: int, rng: np.random.Generator) -> rule
 
 
 def valid(state: rules.State, other: rules.State, observer: int) -> None:
-    """The perturbed state is one the public history allows (section 2 rules)."""
+    """The perturbed state is one the public history allows ("Play of a hand" rules)."""
     assert other._replace(hands=state.hands) == state  # only the hands moved
     assert other.hands[observer] == state.hands[observer]
     assert sum(other.hands) == sum(state.hands) and sum(h.bit_count() for h in other.hands) == sum(

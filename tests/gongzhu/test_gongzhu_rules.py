@@ -1,4 +1,5 @@
-"""Gong Zhu rules from explicit deals (gongzhu.md sections 2-4 and the play vectors of 8.2)."""
+"""Gong Zhu rules from explicit deals (docs/rules/gongzhu.md, "Play of a hand", "Scoring a hand",
+"End of the game"; hand-derived play vectors)."""
 
 from __future__ import annotations
 
@@ -229,8 +230,9 @@ def test_resample_hidden_keeps_own_hand_sizes_and_voids():
 
 
 def test_resample_hidden_keeps_the_unplayed_spade2_with_the_first_leader():
-    # gongzhu.md section 2: in hand 1 the ♠2 holder leads, so while the ♠2 is unplayed every
-    # seat knows it is with the first leader (seed 1000, actions [0, 11, 1, 2]: player_1 led).
+    # docs/rules/gongzhu.md, "Play of a hand": in hand 1 the ♠2 holder leads, so while the ♠2 is
+    # unplayed every seat knows it is with the first leader (seed 1000, actions [0, 11, 1, 2]:
+    # player_1 led).
     from cardgames_env.envs.gongzhu import env as gongzhu_env
 
     env = gongzhu_env.raw_env()
@@ -250,7 +252,7 @@ def test_resample_hidden_keeps_the_unplayed_spade2_with_the_first_leader():
 
 
 def test_next_hand_is_led_by_the_pig_taker_not_the_last_trick_winner():
-    """Two tricks left in hand 1 of a multi-hand game (section 2, Decision: the previous
+    """Two tricks left in hand 1 of a multi-hand game ("Play of a hand", Decision: the previous
     pig-taker leads later hands).
 
     Trick 12, P0 leads: ♠Q, ♠3, ♠A, ♠4 -> P2's ♠A wins: P2 takes the pig and leads.
@@ -265,7 +267,7 @@ def test_next_hand_is_led_by_the_pig_taker_not_the_last_trick_winner():
         state = rules.apply_move(state, Play(C(card)))
     assert state.hand_over and rules.current_player(state) == CHANCE
     assert state.leader == 1  # the last trick's winner
-    assert state.hand_points[2] == -100  # P2 holds the pig (section 3 step 3)
+    assert state.hand_points[2] == -100  # P2 holds the pig ("Scoring a hand" step 3)
     nxt = rules.apply_deal(state, SUIT_DEAL)
     assert nxt.hand_number == 2
     assert rules.current_player(nxt) == 2

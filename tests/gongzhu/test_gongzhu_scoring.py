@@ -1,4 +1,5 @@
-"""Gong Zhu scoring: the seed's 29 cases (gongzhu.md section 8.1), its variant detector and CLI."""
+"""Gong Zhu scoring: the 29 reference cases of the scoring rules (docs/rules/gongzhu.md,
+"Scoring a hand"), its variant detector and CLI."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from cardgames_env.envs.gongzhu.cli import main
 from cardgames_env.envs.gongzhu.scoring import score
 
-# Seed 002 test table, input -> output (copied from the rules reference, section 8.1).
+# The reference scoring table, input -> output.
 SEED_CASES = [
     ("234", 0), ("56789T", -60), ("T", -10), ("J", -20), ("Q", -30), ("K", -40), ("A", -50),
     ("TJQK", -100), ("P", -100), ("G", 100), ("TJQKP", -200), ("PG", 0), ("2468TQKG", 0),
@@ -45,7 +46,7 @@ def test_empty_capture_scores_zero():
     [("234D", 50, 0), ("23456789TJQKAPG", 400, 200), ("23456789TJQKAPGD", 800, 400)],
 )
 def test_variant_detector_seed_values(cards, seed_value, other_variant_value):
-    """Section 8.1: these cases tell the seed variant from another published scorer."""
+    """These cases tell this scoring from another published scorer's."""
     assert score(cards) == seed_value != other_variant_value
 
 
@@ -105,8 +106,9 @@ HAND_VALUES = {"2": 0, "3": 0, "4": 0, "5": -10, "6": -10, "7": -10, "8": -10, "
 
 @pytest.mark.parametrize("symbol", list(HAND_VALUES))
 def test_transformer_with_one_other_point_card(symbol):
-    """Step 5, decided per card (section 6): ♣10 doubles any non-zero point card, ♥5 included
-    (the lowest one: ``5D`` = -10 x 2 = -20), and is +50 next to a zero card (♥2-♥4)."""
+    """Step 5, decided per card ("Decisions this implementation takes"): ♣10 doubles any non-zero
+    point card, ♥5 included (the lowest one: ``5D`` = -10 x 2 = -20), and is +50 next to a zero card
+    (♥2-♥4)."""
     value = HAND_VALUES[symbol]
     expected = value * 2 if value != 0 else 50
     assert score(symbol + "D") == expected

@@ -1,4 +1,5 @@
-"""Haggis combinations: reference vectors (haggis.md 9.1, 9.2, A1-A10), bomb order, brute force."""
+"""Haggis combinations: hand-derived vectors (docs/rules/haggis.md, "Combinations"; decisions
+A1-A10), bomb order, brute force."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from cardgames_env.envs.haggis.combos import (
 
 S = "sequence"
 
-# haggis.md 9.1, copied as data: cards -> expected readings.
+# Hand-derived: cards -> expected readings.
 RECOGNITION_VECTORS = [
     ("5S", {(S, 1, 1, 5)}),
     ("J", {(S, 1, 1, 11)}),
@@ -35,7 +36,7 @@ RECOGNITION_VECTORS = [
     ("2S 3S 4S", {(S, 1, 3, 4)}),
 ]
 
-# Hand-derived from the seed model and decisions A1-A6 (haggis.md section 6).
+# Hand-derived from the combination model and decisions A1-A6 of the rules module.
 DECISION_VECTORS = [
     ("J 5S 6S", {(S, 1, 3, 6), (S, 1, 3, 7)}),  # A1: run 4-5-6 or 5-6-7
     # 10-J-Q natural (rank 12, seed), 9(Q wild)-10-J (11), 8-9-10 with two wilds, three 10s.
@@ -91,7 +92,7 @@ def test_bad_cards_raise(bad):
         readings(bad)
 
 
-# haggis.md 9.2
+# Hand-derived: may a be played on b?
 @pytest.mark.parametrize(
     "a,b,expected",
     [

@@ -2,7 +2,7 @@
 cards out of play never changes what a player observes.
 
 A player sees its own hand, every played card and both players' unplayed J, Q, K (face cards
-lie face up, haggis.md section 1). It does not know which of the other number cards are in
+lie face up, docs/rules/haggis.md, "Dealing a hand"). It does not know which of the other number cards are in
 the opponent's hand and which are among the 8 undealt ones: passing is always allowed, so
 play shows nothing about a hand beyond its size. The perturbation trades 1-3 of the
 opponent's number cards for unseen ones, keeping its hand size; cards the opponent has

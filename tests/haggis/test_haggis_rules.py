@@ -82,7 +82,7 @@ def test_leader_cannot_pass():
 
 
 def test_scoring_vector_1_pass_ends_trick():
-    # haggis.md 9.3.1: A leads 3S 3H, B plays 5D 5C, A passes -> B wins, +4 (3, 3, 5, 5).
+    # Hand-derived: A leads 3S 3H, B plays 5D 5C, A passes -> B wins, +4 (3, 3, 5, 5).
     state = run(start(), "play 3S 3H as pair 3", "play 5D 5C as pair 5", "pass")
     assert state.hand_points == (0, 4)
     assert state.table is None and state.to_move == 1  # B leads the next trick
@@ -90,7 +90,7 @@ def test_scoring_vector_1_pass_ends_trick():
 
 
 def test_scoring_vector_2_bomb_gives_points_away():
-    # haggis.md 9.3.2: A leads 8S 9S 10S (1 pt), B bombs J-Q (5 pts), A passes -> A +6; B leads.
+    # Hand-derived: A leads 8S 9S 10S (1 pt), B bombs J-Q (5 pts), A passes -> A +6; B leads.
     state = run(start(), "play 8S 9S 10S as run 8-10", "play J Q as bomb JQ", "pass")
     assert state.hand_points == (6, 0)
     assert state.to_move == 1

@@ -1,4 +1,4 @@
-"""Haggis scoring, table-driven from haggis.md sections 4 and 9.3 (hand-derived values)."""
+"""Haggis scoring, table-driven from docs/rules/haggis.md, "Play of a hand" (hand-derived values)."""
 
 from __future__ import annotations
 

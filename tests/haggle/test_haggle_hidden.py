@@ -1,8 +1,8 @@
 """Haggle hidden information: moving cards a player cannot see never changes its observation.
 
 A player knows its own hand and rule cards, every hand size, the rule cards others have shown
-it, and the contents only of the offers and trades it took part in (haggle.md section 9,
-"Privacy"). The perturbations, written here independently of ``rules.resample_hidden``:
+it, and the contents only of the offers and trades it took part in (docs/rules/haggle.md, "The
+game in the env"). The perturbations, written here independently of ``rules.resample_hidden``:
 
 * two other seats trade one colour card each (different colours), keeping every card the
   player can place: what a seat received from the player in its latest trade (when it has

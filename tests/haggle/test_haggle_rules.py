@@ -1,5 +1,5 @@
 """Haggle rules engine: explicit deals, readable moves, the trading protocol of the rules
-reference section 9, scoring through the chance node, returns, hidden-information resampling."""
+reference "The game in the env", scoring through the chance node, returns, hidden-information resampling."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Haggle scorer: every vector of the rules reference (haggle.md section 10), copied as data.
+"""Haggle scorer: hand-derived vectors for every rule of docs/rules/haggle.md, "Scoring".
 
 Expected values are the reference's own hand derivations; the single-rule vectors come from
 MysTrade's unit tests as quoted in the reference (scored here with only that modifier active).
@@ -27,7 +27,7 @@ FULL_VECTORS = [
     pytest.param(
         {"Taylor": "YYR", "Tyler": "OWB", "OtherTaylor": "WBRO", "Dummy": "WWWWWWW"},
         {"Taylor": 9, "Tyler": 11, "OtherTaylor": 14, "Dummy": None},
-        id="T0-seed-example",
+        id="T0-scoring-example",
     ),
     pytest.param(
         {"p1": "YYBRRROOOWWWW", "p2": "YYYBBBBBRRRW", "p3": "YYYBROOOOOOOW", "p4": "BBBRRRROOW"},
@@ -59,7 +59,7 @@ def test_reference_vectors_all_rules(hands: dict[str, str], expected: dict[str, 
 
 
 # --- single-modifier vectors (MysTrade tests_haggle.py, per the reference) ----------------
-# (seed modifier, hand, expected); the Sackson rule number is in the id.
+# (scoring rule, hand, expected); the Sackson rule number is in the id.
 SINGLE_RULE_VECTORS = [
     pytest.param(1, "WWW", 15, id="HAG04-W3"),
     pytest.param(1, "WWWW", 0, id="HAG04-W4"),

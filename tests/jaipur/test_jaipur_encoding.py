@@ -177,7 +177,7 @@ def test_hidden_herd_variant_shows_only_whether_the_herd_is_empty():
 def _herd_from_public_counts(obs: dict) -> int:
     """The opponent's herd from the public card counts alone: every one of the 55 cards is in
     my hand, the market, my herd, the opponent's hand, the deck, the discard pile or the
-    opponent's herd (rules reference section 1; A6 makes all but the last public)."""
+    opponent's herd (docs/rules/jaipur.md, "Cards and tokens"; decision A6 makes all but the last public)."""
     return int(
         55
         - obs["hand"].sum()

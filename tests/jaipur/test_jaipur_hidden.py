@@ -1,11 +1,11 @@
 """Jaipur hidden information: exchanging what a player cannot see never changes its observation.
 
-Hidden from a player (jaipur.md sections 1, 2 and A6): which goods are in the opponent's hand
-beyond those it saw enter it (``known``), the deck's order and content (given the union of
-the two), the order of the bonus piles and the values of the opponent's bonus tokens (their
-counts are public). Herds are left alone: with ``hidden_herd=True`` the opponent's herd size
-may be derivable from public counts. The perturbations are written here, independently of
-``rules.resample_hidden``:
+Hidden from a player (docs/rules/jaipur.md, "Cards and tokens", "Setting up a round", decision A6):
+which goods are in the opponent's hand beyond those it saw enter it (``known``), the deck's order
+and content (given the union of the two), the order of the bonus piles and the values of the
+opponent's bonus tokens (their counts are public). Herds are left alone: with ``hidden_herd=True``
+the opponent's herd size may be derivable from public counts. The perturbations are written here,
+independently of ``rules.resample_hidden``:
 
 * a good in the opponent's hand beyond the known ones trades places with a different good
   in the deck (camels never enter a hand);

@@ -1,4 +1,4 @@
-"""Jaipur rules: explicit deals and states, every vector of the rules reference (section 9),
+"""Jaipur rules: explicit deals and states, hand-derived vectors,
 every rule of the issue (setup, four actions, hand limit, sales, round end, scoring, game end),
 the state validators, notation and hidden-information resampling."""
 
@@ -87,7 +87,7 @@ def test_bad_deals_are_rejected():
         rules.new_game(Config(), dataclasses.replace(good, starter=2))
 
 
-# -- reference section 9: the exchange vectors ---------------------------------------------------
+# -- hand-derived exchange vectors -------------------------------------------------------------
 
 REF_MARKET = "camel camel diamond gold leather"
 REF_HAND = "leather spice spice cloth silver"

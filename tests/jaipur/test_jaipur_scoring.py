@@ -1,4 +1,5 @@
-"""Jaipur scoring functions, table-driven from the rules reference (sections 1, 3 D, 4, 9)."""
+"""Jaipur scoring functions, table-driven from docs/rules/jaipur.md ("Cards and tokens", "A turn",
+"End of a round and scoring") and hand-derived vectors."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from cardgames_env.envs.jaipur import scoring
 from cardgames_env.envs.jaipur.cards import BONUS_TOKENS, GOODS_TOKENS
 
-# Token stacks copied from the rules reference section 1 (top first).
+# Token stacks as docs/rules/jaipur.md, "Cards and tokens", lists them (top first).
 DIAMOND = (7, 7, 5, 5, 5)
 GOLD = (6, 6, 5, 5, 5)
 SILVER = (5, 5, 5, 5, 5)

@@ -178,7 +178,7 @@ def test_observation_is_seat_rotated_and_hides_hands() -> None:
 
 def test_default_layout_and_mask_of_a_known_state() -> None:
     assert LAYOUT.size == layout_for(2).size
-    # red7.md section 9 legality vector: exactly two turn actions and give up.
+    # Hand-derived legality vector: exactly two turn actions and give up.
     state = rules.new_game(Config(), rules.Deal.from_strings(["V6 B1", ""], ["O5", "R6"]))
     mask = Red7Encoding(Config()).legal_action_mask(state)
     V6, B1 = rules.parse_card("V6"), rules.parse_card("B1")

@@ -1,11 +1,12 @@
 """Red7 hidden information: exchanging cards between the places a seat cannot see never
 changes what it observes.
 
-Hidden from a seat (red7.md sections 1, 3, 4): the other seats' hands except the cards everybody
-saw enter them (``known_hands``: cards drawn from a known deck top), the deck below its known
-top cards, and the unseen hands of other eliminated seats. Palettes, the canvas, the scored
-cards, every size and the known cards are public. The perturbation swaps two cards between
-such hidden places (or within the deck), written here independently of ``resample_hidden``.
+Hidden from a seat (docs/rules/red7.md, "Cards", "A turn", "The advanced game"): the other seats'
+hands except the cards everybody saw enter them (``known_hands``: cards drawn from a known deck
+top), the deck below its known top cards, and the unseen hands of other eliminated seats. Palettes,
+the canvas, the scored cards, every size and the known cards are public. The perturbation swaps two
+cards between such hidden places (or within the deck), written here independently of
+``resample_hidden``.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def valid(state: rules.State, other: rules.State, observer: int) -> None:
     assert everything == sorted(_cards(sum(state.hands) + sum(state.out_hidden or (0,))) + list(state.deck))
     assert len(set(everything)) == len(everything)
     if rules.current_player(other) >= 0:
-        assert rules.legal_moves(other)  # giving up at least (section 3)
+        assert rules.legal_moves(other)  # giving up at least ("A turn")
 
 
 @pytest.mark.parametrize("options", TEST_VARIANTS, ids=variant_id)

@@ -1,4 +1,5 @@
-"""Red7 rules from explicit deals: the seed story (points 1-7), red7.md sections 1-4 and 9."""
+"""Red7 rules from explicit deals: docs/rules/red7.md ("Setting up" to "The action rule") and
+hand-derived vectors."""
 
 from __future__ import annotations
 
@@ -96,7 +97,7 @@ def test_bad_deals_are_rejected() -> None:
 
 
 def test_start_player_is_after_the_red_leader() -> None:
-    # red7.md section 9: palettes B5, O5, R2 -> Red leader P1 (O5 > B5) -> P2 starts.
+    # Hand-derived: palettes B5, O5, R2 -> Red leader P1 (O5 > B5) -> P2 starts.
     state = rules.new_game(Config(num_players=3), Deal.from_strings(["", "", ""], ["B5", "O5", "R2"]))
     assert rules.current_player(state) == 2
     # The leader in the last seat: the first seat starts (clockwise wrap).
@@ -104,7 +105,7 @@ def test_start_player_is_after_the_red_leader() -> None:
     assert rules.current_player(state) == 0
 
 
-# -- the legality vector of section 9 ------------------------------------------------------------
+# -- a hand-derived legality vector ----------------------------------------------------------
 
 
 def test_reference_legality_vector() -> None:

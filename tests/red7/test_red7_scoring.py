@@ -1,4 +1,5 @@
-"""Red7 rule evaluation and scoring, table-driven from red7.md section 9 plus hand-derived cases."""
+"""Red7 rule evaluation and scoring, table-driven from hand-derived cases of docs/rules/red7.md,
+"The seven rules"."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from cardgames_env.envs.red7.cards import card_id, card_str, parse_card
 from cardgames_env.envs.red7.scoring import scored_points, winning_player
 
-# red7.md section 9: (rule, palettes P0 first, winner)
+# Hand-derived: (rule, palettes P0 first, winner)
 VECTORS = [
     ("R", [["G7", "R1"], ["O7"]], 1),  # Orange beats Green at 7
     ("O", [["R3", "G3", "V6"], ["B5", "I5"]], 1),  # size 2 each, B5 > R3
@@ -72,7 +73,7 @@ def test_card_ids_follow_card_order() -> None:
     assert card_id(7, 0) == 48
 
 
-# -- an independent brute force of section 2 -----------------------------------------------
+# -- an independent brute force of "The seven rules" -----------------------------------------------
 
 ORDER = "VIBGYOR"  # weakest colour first
 

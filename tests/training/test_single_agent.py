@@ -82,7 +82,7 @@ def _last_trick_state(leader: int) -> gongzhu_rules.State:
 
     Every other card was played earlier and no point card was captured, so the trick decides
     the whole hand's score: the AS wins the spade trick and takes the pig (-100) and the AH
-    (-50) = -150 points = reward -1.5 (gongzhu.md section 3), and nobody else scores.
+    (-50) = -150 points = reward -1.5 (docs/rules/gongzhu.md, "Scoring a hand"), and nobody else scores.
     """
     n = 4
     last = [parse_card(c) for c in ("KS", "AS", "QS", "AH")]
@@ -240,9 +240,9 @@ def test_toy_config_defaults_are_used():
 
 def test_episode_return_after_an_illegal_action_adds_the_penalty_to_earlier_rewards(monkeypatch):
     """Gong Zhu to -1000 (per-hand rewards): the learner (seat 1) wins the last trick of hand 1
-    with the AS and takes the pig and the AH: -150 points = reward -1.5 (gongzhu.md section 3);
-    the game goes on. Its first move of hand 2 is illegal: reward -3 (``illegal_reward``), the
-    episode ends, and ``episode_return`` is the sum of both, -4.5."""
+    with the AS and takes the pig and the AH: -150 points = reward -1.5 (docs/rules/gongzhu.md,
+    "Scoring a hand"); the game goes on. Its first move of hand 2 is illegal: reward -3
+    (``illegal_reward``), the episode ends, and ``episode_return`` is the sum of both, -4.5."""
     multi = gongzhu_rules.Config(game_end=-1000)
     monkeypatch.setattr(
         gongzhu_rules, "new_game", lambda config, deal: _last_trick_state(0)._replace(config=multi)

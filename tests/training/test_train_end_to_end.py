@@ -56,7 +56,7 @@ def test_train_writes_its_run_folder_and_the_model_plays(capsys, tmp_path):
     assert config["env"] == ENV and config["seed"] == 3 and config["options"] == {}
     assert config["timesteps"] == STEPS and config["n_envs"] == 1 and config["opponents"] == "selfplay"
     assert config["ppo"]["n_steps"] == 64 and config["ppo"]["net_arch"] == [16]
-    assert config["ppo"]["gamma"] == 1.0  # from configs/gongzhu.json, under the file's overrides
+    assert config["ppo"]["gamma"] == 1.0  # from envs/gongzhu/config.json, under the file's overrides
     assert config["eval"]["games"] == 4 and config["eval"]["final_games"] == 4
 
     raw = load(ENV).raw_env()

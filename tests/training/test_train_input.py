@@ -155,14 +155,15 @@ def test_config_mistakes_are_found_before_torch_is_imported(tmp_path):
 
 
 def test_shipped_configs_pass_validation_for_every_game():
-    from cardgames_env.training.config import load_config, validate_config
+    from cardgames_env.training.config import game_config_file, load_config, validate_config
     from cardgames_env.training.train import ppo_parameters
 
     names = ppo_parameters()
     games = {load(env).raw_env().info.name for env in ALL_ENVS}
-    shipped = {p.name[:-5] for p in (resources.files("cardgames_env.training") / "configs").iterdir()
-               if p.name.endswith(".json")}
-    assert shipped - games == {"default"}, shipped  # every file is a game's (or the fallback)
+    shipped = {p.name for p in (resources.files("cardgames_env.training") / "configs").iterdir()}
+    assert shipped == {"default.json"}, shipped  # a game's own settings live in its folder
+    for game in games:
+        assert game_config_file(game) is not None, game
     for game in sorted(games | {"no_such_game"}):
         config = load_config(game)
         validate_config(config, names)

@@ -190,7 +190,7 @@ def test_an_opponent_that_remembers_its_game_keeps_one_plan_per_game_seat() -> N
     the batched env each game seat's decisions must follow that seat's plan, as in a game of
     its own, and a finished game's plans are forgotten."""
     from cardgames_env.agents.base import make_agent
-    from cardgames_env.agents.haggis import HaggisHeuristic
+    from cardgames_env.envs.haggis.heuristic import HaggisHeuristic
 
     name = "haggis_v0"
     env = VectorTrainingEnv(name, num_envs=6, options=SHORT[name], opponents="heuristic", seed=4)

@@ -162,7 +162,7 @@ def test_active_slots_move_alone(name: str) -> None:
 def test_threaded_and_one_thread_kernels_play_the_same_games(name: str) -> None:
     """Slots draw from their own streams, so the threaded kernel (forced) plays exactly the
     one-thread kernel's games, slot for slot, whatever the thread schedule."""
-    engines = [vector.make(name, num_envs=vector.base.PARALLEL_MIN_ENVS, seed=9) for _ in range(2)]
+    engines = [vector.make(name, num_envs=vector.PARALLEL_MIN_ENVS, seed=9) for _ in range(2)]
     engines[0].parallel = False
     engines[1].parallel = True
     rng = np.random.default_rng(4)
@@ -175,15 +175,89 @@ def test_threaded_and_one_thread_kernels_play_the_same_games(name: str) -> None:
     assert not engines[0].parallel and engines[1].parallel, "a forced choice stays"
 
 
+@pytest.mark.parametrize("name", ENGINES)
+def test_any_split_into_chunks_plays_the_same_games(name: str) -> None:
+    """The threaded kernel gives each chunk of slots to one thread; however the slots are split
+    (uneven chunks, more chunks than threads, one chunk), every slot plays the same games as
+    on one thread, state rows and outputs alike."""
+    n = 300
+    splits = [np.array(b, dtype=np.int64) for b in ([0, 300], [0, 128, 300], [0, 64, 128, 192, 256, 300],
+                                                     [0, 5, 6, 150, 299, 300])]
+    engines = [vector.make(name, num_envs=n, seed=3) for _ in range(len(splits) + 1)]
+    rng = np.random.default_rng(8)
+    for step in range(80):
+        checked = engines[0].check_actions(_random_actions(engines[0], rng))
+        engines[0].chooser.serial(engines[0].chunks(), checked, *engines[0]._kernel_args)
+        for vec, bounds in zip(engines[1:], splits):
+            vec.chooser.threaded(bounds, checked, *vec._kernel_args)
+            for field in ("obs", "mask", "player", "rewards", "done", "truncated", "steps", "rng_state",
+                          "slots", "final_slots"):
+                assert np.array_equal(getattr(engines[0], field), getattr(vec, field)), (step, bounds, field)
+
+
+def test_check_names_the_first_bad_slot_and_changes_nothing() -> None:
+    """With bad actions in several chunks, on either kernel, the error names the first
+    out-of-range slot (before any illegal one), else the first illegal slot."""
+    n = 300
+    for parallel in (False, True):
+        vec = vector.make(ENGINES[0], num_envs=n, seed=1)
+        vec.parallel = parallel
+        rng = np.random.default_rng(2)
+        good = _random_actions(vec, rng)
+        illegal = [int(np.flatnonzero(~vec.mask[i])[0]) for i in range(n)]
+        before = vec.obs.copy(), vec.mask.copy(), vec.slots.copy()
+        cases = [((270, vec.action_size), (10, illegal[10])), ((200, -3), (250, illegal[250]))]
+        for (far, big), (near, bad) in cases:
+            actions = good.copy()
+            actions[far], actions[near] = big, bad
+            with pytest.raises(ValueError, match=f"slot {far}: action {big} is out of range"):
+                vec.step(actions)
+            actions[far] = good[far]
+            with pytest.raises(ValueError, match=f"slot {near}: action {bad} is not legal"):
+                vec.step(actions)
+            actions[270] = illegal[270]
+            with pytest.raises(ValueError, match=f"slot {near}: action"):
+                vec.step(actions)
+        assert np.array_equal(vec.obs, before[0]) and np.array_equal(vec.mask, before[1])
+        assert np.array_equal(vec.slots, before[2]), "a rejected step changes no slot"
+        sitting = np.zeros(n, dtype=np.bool_)
+        sitting[::3] = True
+        actions = good.copy()
+        actions[~sitting] = -7  # never read
+        checked = vec.check_actions(actions, sitting)
+        assert np.array_equal(np.flatnonzero(checked == -1), np.flatnonzero(~sitting))
+        vec.step(actions, active=sitting)
+
+
 @pytest.mark.parametrize("threaded_seconds, expected", [(0.010, False), (0.0005, True)])
 def test_kernel_chooser_keeps_the_faster_kernel(threaded_seconds: float, expected: bool) -> None:
     calls: list[str] = []
-    chooser = vector.base.KernelChooser(lambda: calls.append("one"), lambda: calls.append("threads"), True)
+    chooser = vector.KernelChooser(lambda: calls.append("one"), lambda: calls.append("threads"), True)
     for _ in range(2000):  # one-thread steps take 1 ms; threaded ones threaded_seconds
         chooser.record(threaded_seconds if chooser.kernel() is chooser.threaded else 0.001)
     assert chooser.parallel is expected
     chooser.enabled = False  # no more probes: run() calls the kernel in use
     chooser.run()
     assert calls == ["threads" if expected else "one"]
-    small = vector.make(ENGINES[0], num_envs=vector.base.PARALLEL_MIN_ENVS - 1, seed=0)
+    small = vector.make(ENGINES[0], num_envs=vector.PARALLEL_MIN_ENVS - 1, seed=0)
     assert not small.chooser.enabled and not small.parallel, "small batches stay on one thread"
+
+
+@pytest.mark.parametrize(
+    "preset, expected",
+    [({}, ("PASSIVE", "1000")), ({"OMP_WAIT_POLICY": "ACTIVE"}, ("ACTIVE", None)),
+     ({"GOMP_SPINCOUNT": "50"}, ("PASSIVE", "50"))],
+)
+def test_import_sets_a_short_openmp_spin_unless_a_policy_is_set(preset: dict, expected: tuple) -> None:
+    """Importing the engines sets the OpenMP workers' wait (a short spin, then sleep) before the
+    runtime loads, and leaves a wait policy or spin count given in the environment alone."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    script = ("import os, cardgames_env.vector; "
+              "print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))")
+    out = subprocess.run([sys.executable, "-c", script], env={**env, **preset}, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert tuple(None if v == "None" else v for v in out) == expected

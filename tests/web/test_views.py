@@ -253,3 +253,34 @@ def test_the_end_names_the_seats_with_the_best_points(name, options):
             assert view["result"] == f"P{best[0]} wins"
         else:
             assert view["result"] == " and ".join(f"P{s}" for s in best) + " share the win"
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_every_card_drawn_has_colours_from_its_game_view(name):
+    """The page colours a card by its kind from the game's view module: every kind a table
+    shows along random games has an entry, with a CSS colour."""
+    colours = views.card_colours(name)
+    kinds = set()
+    for options in VARIANTS[name]:
+        env, states = random_positions(name, options, seed=13, every=1)
+        for state in states:
+            for zone in views.table(env.info.name, state, None)["zones"]:
+                kinds.update(card["kind"] for card in zone["cards"])
+    assert kinds, "no card was shown"
+    assert kinds <= set(colours), f"kinds without colours: {kinds - set(colours)}"
+    for style in colours.values():
+        assert "color" in style or "background" in style
+        assert all(value.startswith("#") for value in style.values())
+
+
+def test_the_page_knows_no_game():
+    """Titles and card colours come from the games' view modules through /api/meta."""
+    from pathlib import Path
+
+    import cardgames_env.web
+
+    static = Path(cardgames_env.web.__file__).parent / "static"
+    text = "\n".join(p.read_text(encoding="utf-8").lower() for p in static.iterdir() if p.suffix != ".svg")
+    for name in ALL_ENVS:
+        game = load(name).raw_env().info.name
+        assert game not in text and views.title(name).lower() not in text, name

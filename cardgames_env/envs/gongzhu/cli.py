@@ -1,4 +1,4 @@
-"""``gongzhu-score CARDS``: print the Gong Zhu score of captured cards in the seed's notation."""
+"""``gongzhu-score CARDS``: print the Gong Zhu score of captured cards in the scorer's notation."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ hands. No other player's hand ever appears. See ``LAYOUT`` in
 :mod:`cardgames_env.envs.gongzhu.encoding` and ``docs/envs/gongzhu.md``.
 
 **Rewards.** When a hand ends, each player gets its hand points / 100 (from -6.0 to +8.0;
-the seed's scoring, e.g. all hearts +200 = +2.0, the pig alone = -1.0).
+the scoring of :mod:`.scoring`, e.g. all hearts +200 = +2.0, the pig alone = -1.0).
 
 **Variants** (keyword arguments of ``env()``): ``first_lead_must_be_spade2``,
 ``game_end=-1000`` (an episode is a whole game of several hands; the player who took the

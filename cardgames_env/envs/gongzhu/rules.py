@@ -2,15 +2,15 @@
 
 Each player gets 13 cards; players must follow the suit led when they can, the highest card of
 the led suit wins the trick, and at the end of the hand each player scores the hearts, pig,
-goat and transformer they captured. Source: ``shared/rules/gongzhu.md`` (seed scoring, pagat
-play rules).
+goat and transformer they captured. Source: the play rules of Gong Zhu as pagat.com gives them,
+with the scoring of :mod:`.scoring`.
 
 Notes on this implementation:
 
 * Episode = one hand (default). ``game_end=-1000`` plays hands until some total is <= -1000
   (optionally also >= ``game_end_upper``); the highest total wins, ties shared.
 * Hand 1 is led by the holder of ♠2, any card (``first_lead_must_be_spade2`` forces the ♠2);
-  later hands by the player who took the pig in the previous hand (section 2).
+  later hands by the player who took the pig in the previous hand.
 * No passing, no "hearts broken" rule, no exposure ("selling"); play order is seat 0->1->2->3.
 * Card sets are int bitmasks (see :mod:`cardgames_env.core.cards`).
 """
@@ -45,7 +45,7 @@ from .scoring import score
 
 @dataclass(frozen=True)
 class Config:
-    """Gong Zhu variants (defaults = the project's decisions in gongzhu.md section 7).
+    """Gong Zhu variants (defaults: docs/rules/gongzhu.md, "Decisions this implementation takes").
 
     Attributes:
         first_lead_must_be_spade2: the first trick of hand 1 must be led with the ♠2.
@@ -178,14 +178,14 @@ def _check_deal(deal: Deal) -> tuple[int, ...]:
 
 
 def new_game(config: Config, deal: Deal) -> State:
-    """Start hand 1 from a deal; the holder of ♠2 leads (section 2)."""
+    """Start hand 1 from a deal; the holder of ♠2 leads ("Play of a hand")."""
     hands = _check_deal(deal)
     leader = next(seat for seat in range(NUM_PLAYERS) if hands[seat] >> SPADE_TWO & 1)
     return State(config=config, hands=hands, leader=leader)
 
 
 def apply_deal(state: State, deal: Deal) -> State:
-    """Start the next hand of a multi-hand game; the previous pig-taker leads (section 2)."""
+    """Start the next hand of a multi-hand game; the previous pig-taker leads ("Play of a hand")."""
     if current_player(state) != CHANCE:
         raise IllegalMoveError("a new hand can only be dealt when the previous hand is over")
     return State(
@@ -205,7 +205,7 @@ def sample_deal(state_or_config: StateOrConfig, rng: np.random.Generator) -> Dea
 
 
 def is_terminal(state: State) -> bool:
-    """True when the episode is over (section 4: one hand, or a total past ``game_end``)."""
+    """True when the episode is over ("End of the game": one hand, or a total past ``game_end``)."""
     if not state.hand_over:
         return False
     config = state.config
@@ -224,7 +224,7 @@ def current_player(state: State) -> int:
 
 
 def legal_mask(state: State) -> int:
-    """Bitmask of the cards the player to move may play (section 2: follow suit if you can)."""
+    """Bitmask of the cards the player to move may play ("Play of a hand": follow suit if you can)."""
     seat = (state.leader + len(state.trick)) % NUM_PLAYERS
     hand = state.hands[seat]
     if state.trick:
@@ -243,7 +243,7 @@ def legal_moves(state: State) -> tuple[Move, ...]:
 
 
 def trick_winner(leader: int, trick: tuple[int, ...]) -> int:
-    """Seat that wins a complete trick: highest card of the suit led (section 2)."""
+    """Seat that wins a complete trick: highest card of the suit led ("Play of a hand")."""
     led_suit = trick[0] // 13
     best = max((card, i) for i, card in enumerate(trick) if card // 13 == led_suit)[1]
     return (leader + best) % NUM_PLAYERS
@@ -306,7 +306,7 @@ def _finish_trick(
     hand_points[winner] = score_point_mask(point_masks[winner])
     pig_taker = winner if PIG in trick else state.pig_taker
     totals = state.totals
-    if not any(hands):  # section 3: score every player's captured cards at the end of the hand
+    if not any(hands):  # "Scoring a hand": score every player's captured cards at the end of the hand
         totals = tuple(t + p for t, p in zip(totals, hand_points))
     return State(
         state.config, hands, winner, (), tuple(captured), played, voids, tuple(point_masks),

@@ -1,6 +1,6 @@
-"""Gong Zhu hand scoring, exactly as the seed specifies (rules reference gongzhu.md section 3).
+"""Gong Zhu hand scoring (docs/rules/gongzhu.md, "Scoring a hand").
 
-Input is the seed's notation: ``23456789TJQKA`` = ♥2..♥A, ``P`` = ♠Q (pig), ``G`` = ♦J (goat),
+Input is the scorer's notation: ``23456789TJQKA`` = ♥2..♥A, ``P`` = ♠Q (pig), ``G`` = ♦J (goat),
 ``D`` = ♣10 (transformer). Order does not matter; a repeated symbol or any other character
 is an input error.
 """
@@ -15,11 +15,12 @@ HEART_VALUES: dict[str, int] = dict(
 )
 """Section 3 step 1: ♥2-♥4 = 0, ♥5-♥10 = -10, ♥J -20, ♥Q -30, ♥K -40, ♥A -50."""
 NONZERO_POINT_SYMBOLS = frozenset("56789TJQKAPG")
-"""Cards that make the ♣10 double rather than count +50 (section 6: decided per card)."""
+"""Cards that make the ♣10 double rather than count +50 ("Decisions this implementation takes":
+decided per card)."""
 
 
 def validate(cards: str) -> None:
-    """Raise ``ValueError`` naming the problem if ``cards`` is not valid seed notation."""
+    """Raise ``ValueError`` naming the problem if ``cards`` is not valid scorer notation."""
     bad = sorted({c for c in cards if c not in NOTATION})
     if bad:
         raise ValueError(
@@ -32,7 +33,7 @@ def validate(cards: str) -> None:
 
 
 def score(cards: str) -> int:
-    """Return the points of one player's captured cards in seed notation.
+    """Return the points of one player's captured cards in scorer notation.
 
     >>> score("23456789TJQKA")
     200

@@ -29,7 +29,7 @@ NUMBER_MASK = (1 << NUM_NUMBER_CARDS) - 1
 HAND_SIZE = 14
 """Number cards dealt to each player (plus the player's own J, Q, K)."""
 NATURAL_RANK = {J: 11, Q: 12, K: 13}
-"""Value of a face card played as itself (seed: 'J, Q, and K have values 11, 12, and 13')."""
+"""Value of a face card played as itself (the rules: 'J, Q, and K have values 11, 12, and 13')."""
 
 ODD_POINT_MASK = sum(1 << ((r - 2) * 4 + s) for r in (3, 5, 7, 9) for s in range(NUM_SUITS))
 """Number cards worth one point each: the 3s, 5s, 7s and 9s (seed scoring)."""

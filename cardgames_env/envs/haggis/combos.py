@@ -1,6 +1,7 @@
 """Haggis combinations: every reading of a set of cards, the beating order, legal plays of a hand.
 
-The seed model (rules reference haggis.md section 2, decisions A1-A6 and A10):
+The combination model (docs/rules/haggis.md, "Combinations"; decisions A1-A6 and A10 of
+:mod:`.rules`):
 
 * a **sequence** ``("sequence", m, l, rank)`` is ``l`` consecutive rank blocks, each holding one
   card of each of the same ``m`` suits; any ``(m, l)`` except ``(1, 2)``; rank = highest rank;
@@ -42,7 +43,7 @@ Reading = tuple
 """``("sequence", m, l, rank)`` or ``("bomb", name)``."""
 
 BOMB_ORDER: tuple[str, ...] = ("rainbow", "JQ", "JK", "QK", "JQK", "suited")
-"""Bomb names, weakest first (seed: 3579 rainbow < JQ < JK < QK < JQK < 3579 suited)."""
+"""Bomb names, weakest first (3579 rainbow < JQ < JK < QK < JQK < 3579 suited)."""
 BOMB_RANK: dict[str, int] = {name: i for i, name in enumerate(BOMB_ORDER)}
 FACE_BOMB: dict[int, str] = {
     (1 << J) | (1 << Q): "JQ",
@@ -89,7 +90,7 @@ def readings_of_mask(
         cards: bitmask over card ids 0..38 (36..38 = J, Q, K).
         lone_qk_wild: variant ``face_singles="J"``: a lone Q or K is a wild single (rank <= 10)
             instead of the natural single 12 / 13.
-        natural_runs: natural J/Q/K may extend m = 1 runs past 10 (seed: 10-J-Q = rank 12).
+        natural_runs: natural J/Q/K may extend m = 1 runs past 10 (10-J-Q = rank 12).
     """
     numbers = cards & NUMBER_MASK
     faces = cards & FACE_MASK
@@ -154,8 +155,9 @@ def readings(
 
     Args:
         cards: card names such as ``"5S"``, ``"10H"`` (or ``"TH"``), ``"J"``, ``"Q"``, ``"K"``.
-        face_singles: ``"JQK"`` (default, A3) or ``"J"`` (literal seed: lone Q/K are wild).
-        natural_faces_in_runs: whether J/Q/K may be 11/12/13 in runs (seed: yes).
+        face_singles: ``"JQK"`` (default, A3) or ``"J"`` (the two-player text read literally:
+            lone Q/K are wild).
+        natural_faces_in_runs: whether J/Q/K may be 11/12/13 in runs (default: yes).
 
     Raises:
         ValueError: on an unknown or repeated card, or a bad option.

@@ -30,7 +30,7 @@ points in the trick, each side's hand points and totals, and my current selectio
 ends. ``reward="points"``: at each hand end, (own - opponent) hand score / 100.
 
 **Variants** (keyword arguments of ``env()``): ``target_score`` (default 350),
-``face_singles="J"`` (literal seed: lone Q/K are wild singles <= 10),
+``face_singles="J"`` (the two-player text read literally: lone Q/K are wild singles <= 10),
 ``natural_faces_in_runs=False`` (official: face cards in runs only as wilds), ``reward``.
 
 **State, positions, turn limit.** ``env.unwrapped.state()`` is the perfect-information

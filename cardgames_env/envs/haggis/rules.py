@@ -3,8 +3,9 @@
 Each player holds 14 number cards (2-10, four suits) plus its own J, Q and K; the leader plays
 any combination, the other beats it or passes (a pass ends the trick), a trick won with a
 bomb scores for the opponent, and going out scores 5 per card left to the opponent; hands
-repeat until someone reaches the target score. Source: ``shared/rules/haggis.md`` (seed 004
-"Rules of Haggis" with decisions A1-A10).
+repeat until someone reaches the target score. Source: the Haggis rulebook (two-player game);
+the choices this implementation makes where the rulebook leaves one open are labelled A1-A10
+here and in the code.
 
 Notes on this implementation:
 
@@ -13,7 +14,7 @@ Notes on this implementation:
 * Hand 1 is led by the seat in the deal (the env draws it from its seeded RNG); later hands by
   the lower total, a tie by the player who did not win the previous hand's last trick (A7).
 * The 8 undealt number cards are out of play (no Haggis pile, no bets, 2 players only).
-* Combinations follow :mod:`.combos` (seed model): a :class:`Play` names its cards and the
+* Combinations follow :mod:`.combos`: a :class:`Play` names its cards and the
   declared reading (A1); every reading of those cards that beats the table is legal.
 * The trick with the final play of a hand is scored at once (a bomb gives it away, A8); the
   player who went out scores 5 x the cards (J/Q/K included) left to the opponent.
@@ -21,6 +22,16 @@ Notes on this implementation:
   gives each player (own total - opponent total) / 100 accrued at every hand end.
 * Card sets are int bitmasks over ids 0..38 (:mod:`.cards`); the face bits 36..38 of a hand or
   of a play are the J, Q, K of the player who holds or played them.
+
+Decisions cited in the code by label (quoted section names cite ``docs/rules/haggis.md``):
+
+* A1: a play declares its reading of the cards; A2: two or three face cards without number
+  cards are always a bomb; A3: a lone J, Q or K is its natural single (11, 12, 13), unless
+  ``face_singles="J"``; A4: a wild card takes one of the four suits and never copies a card
+  of the combination; A5: face cards stand for themselves only in singles and in runs of
+  multiplicity 1 (an 11 is the J, a 12 the Q, a 13 the K); A6: 3-5-7-9 bombs use number cards
+  only (four suits: rainbow, one suit: suited); A7: who leads (above); A8: going out (above);
+  A9: the game's end (above); A10: a run's rank counts its natural faces (9-10-J beats 8-9-10).
 """
 
 from __future__ import annotations
@@ -62,7 +73,7 @@ MAX_HAND_POINTS = 36 + going_out_bonus(HAND_SIZE + 3)
 
 @dataclass(frozen=True)
 class Config:
-    """Haggis variants (defaults = the project's decisions, haggis.md section 7).
+    """Haggis variants (defaults: docs/rules/haggis.md, "Decisions this implementation takes").
 
     Attributes:
         face_singles: ``"JQK"`` (A3: lone J/Q/K are singles 11/12/13) or ``"J"`` (literal

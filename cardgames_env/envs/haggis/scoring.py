@@ -1,4 +1,4 @@
-"""Haggis scoring (seed "Scoring", rules reference haggis.md section 4): card points, tricks, going out.
+"""Haggis scoring (docs/rules/haggis.md, "Play of a hand"): card points, tricks, going out.
 
 * Card points: 3, 5, 7, 9 = 1 each; J = 2, Q = 3, K = 5; 2, 4, 6, 8, 10 = 0.
 * A trick's points go to its winner, or to the winner's opponent if it was won with a bomb.
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from .cards import ODD_POINT_MASK, J, K, Q, mask_of_strings
 
 FACE_POINTS = {J: 2, Q: 3, K: 5}
-"""Points of the face cards (seed: J, Q and K are worth 2, 3 and 5 points)."""
+"""Points of the face cards (J, Q and K are worth 2, 3 and 5 points)."""
 GOING_OUT_POINTS_PER_CARD = 5
 
 
@@ -41,7 +41,7 @@ def card_points(cards: Sequence[str]) -> int:
 
 
 def trick_award(winner: int, won_with_bomb: bool, points: int) -> tuple[int, int]:
-    """Return the points each of the two seats takes from a trick (seed: a bomb gives them away)."""
+    """Return the points each of the two seats takes from a trick (a bomb gives them away)."""
     taker = 1 - winner if won_with_bomb else winner
     return (points, 0) if taker == 0 else (0, points)
 

@@ -1,7 +1,7 @@
 """Haggle cards: five colours (Y B R O W), hands as count tuples, and the 12 rule cards.
 
 A hand is a tuple of five counts in colour order ``Y B R O W`` (Yellow, Blue, Red, Orange,
-White), e.g. ``YYR`` = ``(2, 0, 1, 0, 0)``. The seed's notation is a string of colour letters,
+White), e.g. ``YYR`` = ``(2, 0, 1, 0, 0)``. The scorer's notation is a string of colour letters,
 case-insensitive, in any order.
 """
 
@@ -16,9 +16,9 @@ COLOURS = "YBROW"
 COLOUR_NAMES = ("Yellow", "Blue", "Red", "Orange", "White")
 NUM_COLOURS = 5
 NUM_MODIFIERS = 12
-"""The seed's 12 scoring modifiers; rule card ``r`` (0..11) is seed modifier ``r + 1``."""
+"""The 12 scoring rules S1..S12; rule card ``r`` (0..11) is rule ``S<r + 1>``."""
 HAND_SIZE = 10
-"""Colour cards dealt to each player (rules reference section 1)."""
+"""Colour cards dealt to each player (docs/rules/haggle.md, "Cards")."""
 
 Counts = tuple[int, int, int, int, int]
 EMPTY: Counts = (0, 0, 0, 0, 0)
@@ -81,7 +81,7 @@ def multisets(max_size: int) -> tuple[Counts, ...]:
 
 
 def rule_str(rule: int) -> str:
-    """Return the name of rule card ``rule`` (0..11) as its seed modifier number, e.g. ``"S5"``."""
+    """Return the name of rule card ``rule`` (0..11) as its scoring rule, e.g. ``"S5"``."""
     return f"S{rule + 1}"
 
 

@@ -1,4 +1,4 @@
-"""``haggle NAME=HAND ...``: score a game of Haggle (the seed's scorer command).
+"""``haggle NAME=HAND ...``: score a game of Haggle (the scorer's command).
 
 Prints one ``Name: score`` line per player, the non-eliminated players by score descending
 (ties keep the command-line order), then ``Name: ELIMINATED`` lines in command-line order.
@@ -57,7 +57,7 @@ def _build_parser() -> _Parser:
     )
     parser.add_argument("players", nargs="*", metavar="NAME=HAND", help="a player and the cards handed in")
     parser.add_argument("--seed", type=int, default=None, help="seed of the random 13-card cap (N >= 0)")
-    variants = parser.add_argument_group("variants (the rules reference's alternatives)")
+    variants = parser.add_argument_group("variants (the rules' alternatives, docs/rules/haggle.md)")
     variants.add_argument(
         "--eliminated-in-globals",
         action="store_true",

@@ -3,7 +3,7 @@
 Haggle (Sid Sackson, 1969) is a negotiation game: every player holds ten colour cards and
 two secret rule cards, players trade cards and glimpses of rule cards, and at the end every
 hand is scored with all twelve rules, which nobody knows in full at the start. This env
-replaces the free, timed haggling with a turn-based protocol (rules reference section 9).
+replaces the free, timed haggling with a turn-based protocol (docs/rules/haggle.md, "The game in the env").
 
 | Import             | `from cardgames_env import haggle_v0`                      |
 |--------------------|------------------------------------------------------------|

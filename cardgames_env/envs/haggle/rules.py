@@ -1,13 +1,14 @@
-"""Haggle rules engine: a turn-based negotiation over colour cards, scored with the seed's scorer.
+"""Haggle rules engine: a turn-based negotiation over colour cards, scored by :mod:`.scoring`.
 
 Each player gets 10 colour cards and two secret rule cards (of the 12 scoring modifiers);
 players trade cards and glimpses of rule cards, then every hand is scored with all rules and
-the highest score wins. Source: ``shared/rules/haggle.md`` (scoring: seed README and section 5;
-the trading protocol: section 9, since the real game is free, simultaneous haggling).
+the highest score wins. Source: Sid Sackson's Haggle for the cards and the scoring
+(:mod:`.scoring`); the real game is free, simultaneous haggling, so the turn-based trading
+protocol below is this implementation's.
 
 Notes on this implementation:
 
-* Deal (section 9): 2N cards of each colour, 10 per player; the 12 modifier cards (two copies
+* Deal: 2N cards of each colour, 10 per player; the 12 modifier cards (two copies
   of each when N > 6), two *different* ones per player.
 * Trading: ``trading_rounds`` rounds (default 5); in each, seats 0..N-1 in turn are the
   proposer. A proposal is built in four proposer moves (modelled in the rules ``State``, so
@@ -21,13 +22,20 @@ Notes on this implementation:
 * A shown rule is revealed on acceptance only; while the offer is pending the target sees
   that a rule would be shown, not which.
 * Everyone sees who traded with whom and all hand sizes; only the two parties see contents.
-* ``submission_phase=True`` (variant, rules reference A8): after trading, each player in seat
+* ``submission_phase=True`` (a variant, A8): after trading, each player in seat
   order chooses how many cards of each colour (Y, B, R, O, W in turn) to hand in.
 * Scoring: a chance node draws the random 13-card cap from the env's Generator
   (:class:`CapDraw`), then :func:`scoring.score_counts` scores every hand with all 12 rules.
 * ``points`` = the raw scores (``None`` = ELIMINATED); ``returns`` (terminal only) =
   (own score - mean of the others' scores) / 10, an ELIMINATED player counting as the lowest
   surviving score minus ``eliminated_margin`` (10). The returns sum to zero.
+
+Decisions cited in the code by label (the scoring ones are described in :mod:`.scoring`;
+quoted section names cite ``docs/rules/haggle.md``): A1 each player with 5+ Blue gives every
+other player one -10, and each set of 3 Red cancels one; A2 the Yellow bonus walks down the
+distinct counts; A3 only a unique most Red (above 0) doubles;
+A5 the pyramid on the handed-in cards doubles the final total; A6 eliminated players leave the
+cross-player rules; A7 the 13-card cap removes uniformly random cards; A8 the submission phase.
 """
 
 from __future__ import annotations
@@ -77,7 +85,8 @@ class Stage(IntEnum):
 
 @dataclass(frozen=True)
 class Config:
-    """Haggle variants (defaults = rules reference sections 7 and 9).
+    """Haggle variants (defaults: docs/rules/haggle.md, "The game in the env" and
+    "Decisions this implementation takes").
 
     Attributes:
         num_players: 2..8 players.
@@ -129,7 +138,7 @@ class Config:
 
     @property
     def rule_copies(self) -> int:
-        """Copies of each rule card: 2 when more than 6 players (section 9)."""
+        """Copies of each rule card: 2 when more than 6 players ("The game in the env")."""
         return 2 if self.num_players > 6 else 1
 
 
@@ -294,7 +303,7 @@ class State:
     Attributes:
         config: the variants.
         hands: each seat's colour counts (Y, B, R, O, W).
-        rules: each seat's two rule card ids (0..11 = seed modifiers 1..12).
+        rules: each seat's two rule card ids (0..11 = scoring rules S1..S12).
         stage: a :class:`Stage` value.
         round: trading round, 0-based (``trading_rounds`` once trading is over).
         proposer: seat whose turn it is (trading), or the seat submitting (variant).

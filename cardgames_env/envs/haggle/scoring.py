@@ -1,10 +1,10 @@
-"""Haggle scoring, exactly as the seed specifies, in the order of rules reference section 5.
+"""Haggle scoring, in the order of docs/rules/haggle.md, "Scoring".
 
 The stable entry point is :func:`score_hands`: player name -> hand letters in, player name ->
 score (``None`` = ELIMINATED) out. The same scorer works on count tuples for the env
 (:func:`cap_counts` draws the random 13-card cap, :func:`score_counts` does the rest).
 
-Seed modifiers (numbered 1..12 as in the seed; "S<n>" in the rules reference):
+Scoring rules (numbered 1..12, "S<n>" in docs/rules/haggle.md):
 
 1. more than 3 White -> every White is worth 0;
 2. score only as many Orange as Blue;
@@ -19,9 +19,10 @@ Seed modifiers (numbered 1..12 as in the seed; "S<n>" in the rules reference):
 11. each 3 Blue quadruple the value of one Orange;
 12. at most 13 cards are scored; the excess is removed at random.
 
-Project decisions (rules reference section 6, each with a :class:`Config` variant): eliminated
-players are left out of the cross-player rules 3, 5 and 9; the Yellow bonus cascades down the
-distinct counts; the pyramid doubles the final total; the cap removes uniformly random cards.
+Decisions (docs/rules/haggle.md, "Decisions this implementation takes"; each with a :class:`Config`
+variant): eliminated players are left out of the cross-player rules 3, 5 and 9; the Yellow bonus
+cascades down the distinct counts; the pyramid doubles the final total; the cap removes uniformly
+random cards.
 """
 
 from __future__ import annotations
@@ -35,20 +36,20 @@ import numpy as np
 from .cards import BASE_VALUES, EMPTY, NUM_MODIFIERS, Counts, parse_hand
 
 ALL_MODIFIERS: frozenset[int] = frozenset(range(1, NUM_MODIFIERS + 1))
-"""Seed modifier numbers 1..12 (all active in the real game)."""
+"""Scoring rule numbers 1..12 (all active in the real game)."""
 CARD_LIMIT = 13
-"""Seed modifier 12: no more than 13 cards in a hand can be scored."""
+"""Rule S12: no more than 13 cards in a hand can be scored."""
 ELIMINATION_COUNT = 7
-"""Seed modifier 6: 7 or more cards of one colour handed in."""
+"""Rule S6: 7 or more cards of one colour handed in."""
 PYRAMID = (0, 1, 2, 3, 4)
-"""Seed modifier 8: sorted handed-in counts of a pyramid (no other cards)."""
+"""Rule S8: sorted handed-in counts of a pyramid (no other cards)."""
 
-Y, B, R, O, W = range(5)  # noqa: E741 (colour letters of the seed)
+Y, B, R, O, W = range(5)  # noqa: E741 (the colour letters)
 
 
 @dataclass(frozen=True)
 class Config:
-    """Scoring variants (defaults = the project's decisions, rules reference section 7).
+    """Scoring variants (defaults: docs/rules/haggle.md, "Decisions this implementation takes").
 
     Attributes:
         eliminated_in_globals: eliminated players still take part in modifiers 3, 5 and 9
@@ -60,8 +61,8 @@ class Config:
             once per colour with 7 or more cards instead.
         pyramid_final: the pyramid doubles the final total (penalties and bonuses included);
             ``False`` doubles the subtotal before modifiers 3, 5 and 9.
-        modifiers: the seed modifiers (1..12) in force; a subset scores a hand under the base
-            values and those modifiers only (the rules reference's single-rule vectors).
+        modifiers: the scoring rules (1..12) in force; a subset scores a hand under the base
+            values and those modifiers only (the single-rule examples of docs/rules/haggle.md).
     """
 
     eliminated_in_globals: bool = False
@@ -96,7 +97,7 @@ DEFAULT = Config()
 
 
 def cap_counts(counts: Sequence[int], rng: np.random.Generator, limit: int = CARD_LIMIT) -> Counts:
-    """Seed modifier 12: keep a uniformly random ``limit``-card subset of a hand's cards.
+    """Rule S12: keep a uniformly random ``limit``-card subset of a hand's cards.
 
     Every card is equally likely to be removed (decision A7), so the kept counts follow the
     multivariate hypergeometric law. Hands of ``limit`` cards or fewer come back unchanged and
@@ -113,7 +114,7 @@ def cap_counts(counts: Sequence[int], rng: np.random.Generator, limit: int = CAR
 
 
 def _subtotal(counts: Counts, mods: frozenset[int]) -> int:
-    """Base values plus the one-hand modifiers 1, 2, 7, 10, 11 (section 5 steps 3-5)."""
+    """Base values plus the one-hand modifiers 1, 2, 7, 10, 11 ("Scoring" steps 3-5)."""
     y, b, r, o, w = counts
     white_value = 0 if (1 in mods and w > 3) else BASE_VALUES[W]  # modifier 1
     orange = min(o, b) if 2 in mods else o  # modifier 2
@@ -140,7 +141,7 @@ def _unique_winner(values: Mapping[int, int], candidates: Sequence[int], minimum
 
 
 def yellow_winner(yellows: Mapping[int, int], config: Config = DEFAULT) -> int | None:
-    """Seed modifier 5: the player who earns the Yellow bonus, or ``None`` (decision A2)."""
+    """Rule S5: the player who earns the Yellow bonus, or ``None`` (decision A2)."""
     distinct = sorted(set(yellows.values()), reverse=True)
     if not config.yellow_cascade:
         distinct = distinct[:2]  # the most, then only the "next most"
@@ -148,7 +149,7 @@ def yellow_winner(yellows: Mapping[int, int], config: Config = DEFAULT) -> int |
 
 
 def red_winner(reds: Mapping[int, int]) -> int | None:
-    """Seed modifier 9: the player with the unique most Red (at least one), else ``None`` (A3)."""
+    """Rule S9: the player with the unique most Red (at least one), else ``None`` (A3)."""
     if not reds:
         return None
     return _unique_winner(reds, [max(reds.values())], 1)
@@ -159,7 +160,7 @@ def score_counts(
     scored: Sequence[Sequence[int]] | None = None,
     config: Config = DEFAULT,
 ) -> list[int | None]:
-    """Score every player's hand given as colour counts (rules reference section 5, steps 2-8).
+    """Score every player's hand given as colour counts (docs/rules/haggle.md, "Scoring").
 
     Args:
         handed: each player's handed-in counts (Y, B, R, O, W); modifiers 6 and 8 look at these.
@@ -228,7 +229,7 @@ def score_hands(
 
     Args:
         hands: each player's hand as letters ``Y B R O W`` (case-insensitive, any order).
-        rng: draws the cards removed from hands of more than 13 (seed modifier 12); ``None``
+        rng: draws the cards removed from hands of more than 13 (rule S12); ``None``
             uses fresh entropy.
         config: scoring variants (:class:`Config`); ``options`` are its fields as keywords
             (e.g. ``yellow_cascade=False``), applied on top.

@@ -42,7 +42,7 @@ _ALIASES.update({name + "s": i for i, name in enumerate(NAMES)})
 _ALIASES.update({"silk": 3, "silks": 3, "cloths": 3, "spices": 4, "golds": 1})
 
 COMPOSITION: tuple[int, ...] = (6, 6, 6, 8, 8, 10, 11)
-"""Cards of each type in the 55-card deck (rules reference section 1)."""
+"""Cards of each type in the 55-card deck (docs/rules/jaipur.md, "Cards and tokens")."""
 DECK_SIZE = sum(COMPOSITION)  # 55
 
 PRECIOUS: tuple[bool, ...] = (True, True, True, False, False, False)
@@ -57,7 +57,7 @@ GOODS_TOKENS: tuple[tuple[int, ...], ...] = (
     (5, 3, 3, 2, 2, 1, 1),  # spice
     (4, 3, 2, 1, 1, 1, 1, 1, 1),  # leather
 )
-"""The goods token stacks, top (highest) first: 38 tokens (rules reference section 1)."""
+"""The goods token stacks, top (highest) first: 38 tokens (docs/rules/jaipur.md, "Cards and tokens")."""
 MAX_STACK = max(len(s) for s in GOODS_TOKENS)  # 9
 
 BONUS_TOKENS: tuple[tuple[int, ...], ...] = (

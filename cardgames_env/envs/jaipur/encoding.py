@@ -117,16 +117,16 @@ GIVES_PACKED, EXCHANGE_GIVE_INDEX = _build_gives()
 """The 784 give multisets (packed), and the give multiset of every exchange."""
 
 
-_BY_MARKET: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+MARKET_ACTIONS: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
 """Market content -> (take-one and camels actions, the camels action alone, the exchange actions
 whose taken goods the market holds, the index of their give multisets)."""
-_BY_HAND: dict[tuple[tuple[int, ...], int], tuple[np.ndarray, np.ndarray]] = {}
+HAND_ACTIONS: dict[tuple[tuple[int, ...], int], tuple[np.ndarray, np.ndarray]] = {}
 """(hand, camels givable) -> (sell actions, int8 flags of the give multisets it can pay)."""
 
 
-def _market_entry(market: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def market_entry(market: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Actions a market content allows, whatever the hand (cached: at most 462 contents)."""
-    entry = _BY_MARKET.get(market)
+    entry = MARKET_ACTIONS.get(market)
     if entry is None:
         fits = ((pack(market[:NUM_GOODS]) - TAKE_PACKED) & GUARD) == GUARD
         camels = [CAMELS] if market[CAMEL] else []
@@ -137,17 +137,17 @@ def _market_entry(market: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.n
             _EXCHANGE_ACTIONS[fits],
             EXCHANGE_GIVE_INDEX[fits],
         )
-        _BY_MARKET[market] = entry
+        MARKET_ACTIONS[market] = entry
     return entry
 
 
 _CAMEL_FIELDS = np.arange(6, dtype=np.int64) << (4 * CAMEL)  # 0..5 givable camels, packed
 
 
-def _hand_entry(key: tuple[tuple[int, ...], int]) -> tuple[np.ndarray, np.ndarray]:
+def hand_entry(key: tuple[tuple[int, ...], int]) -> tuple[np.ndarray, np.ndarray]:
     """Sell actions of a hand (n >= 2 for precious goods) and the give multisets it can pay
     with its goods and ``camels`` herd camels (cached; a miss fills all 6 camel counts)."""
-    entry = _BY_HAND.get(key)
+    entry = HAND_ACTIONS.get(key)
     if entry is None:
         hand = key[0]
         sells = np.array(
@@ -156,11 +156,11 @@ def _hand_entry(key: tuple[tuple[int, ...], int]) -> tuple[np.ndarray, np.ndarra
         )
         available = pack(hand[:NUM_GOODS]) + _CAMEL_FIELDS  # one row per camel count
         payable = (((available[:, None] - GIVES_PACKED) & GUARD) == GUARD).astype(np.int8)
-        if len(_BY_HAND) >= 16384:  # never reached: 1,716 hands x 6 camel counts at most
-            _BY_HAND.clear()
+        if len(HAND_ACTIONS) >= 16384:  # never reached: 1,716 hands x 6 camel counts at most
+            HAND_ACTIONS.clear()
         for camels in range(6):
-            _BY_HAND[(hand, camels)] = (sells, payable[camels])
-        entry = _BY_HAND[key]
+            HAND_ACTIONS[(hand, camels)] = (sells, payable[camels])
+        entry = HAND_ACTIONS[key]
     return entry
 
 
@@ -174,12 +174,12 @@ def legal_mask(state: State) -> np.ndarray:
     room = HAND_LIMIT - sum(hand)
     herd = state.herds[p][CAMEL]
     market = state.market
-    takes, camels, exchanges, gives = _BY_MARKET.get(market) or _market_entry(market)
+    takes, camels, exchanges, gives = MARKET_ACTIONS.get(market) or market_entry(market)
     # Camels can be given back only up to the room left under the hand limit (A2); no
     # exchange gives more than 5, so larger counts share one cache entry.
     camels_givable = min(herd, room, 5)
     key = (hand, camels_givable)
-    sells, payable = _BY_HAND.get(key) or _hand_entry(key)
+    sells, payable = HAND_ACTIONS.get(key) or hand_entry(key)
     mask[takes if room else camels] = 1  # take one good only with room in the hand
     mask[sells] = 1
     mask[exchanges] = payable[gives]
@@ -193,9 +193,9 @@ def legal_exchanges(hand: tuple[int, ...], herd: int, market: tuple[int, ...]) -
     Only what the player sees is needed, so agents may call it from their observation.
     """
     room = HAND_LIMIT - sum(hand)
-    _, _, exchanges, gives = _BY_MARKET.get(market) or _market_entry(market)
+    _, _, exchanges, gives = MARKET_ACTIONS.get(market) or market_entry(market)
     key = (hand, min(herd, room, 5))
-    _, payable = _BY_HAND.get(key) or _hand_entry(key)
+    _, payable = HAND_ACTIONS.get(key) or hand_entry(key)
     return exchanges[payable[gives].view(np.bool_)] - EXCHANGE0
 
 
@@ -440,11 +440,15 @@ __all__ = [
     "BONUS_TOKENS",
     "EXCHANGE_GIVE",
     "EXCHANGE_TAKE",
+    "HAND_ACTIONS",
     "LAYOUT",
+    "MARKET_ACTIONS",
     "MOVES",
     "NAMES",
     "JaipurEncoding",
+    "hand_entry",
     "legal_exchanges",
     "legal_mask",
+    "market_entry",
     "observe",
 ]

@@ -3,7 +3,8 @@
 On each turn a player either takes cards (an exchange of at least two goods, one good, or
 all the camels) or sells cards of one type for goods tokens (plus a bonus token for 3+
 cards); the richer player of a round wins a Seal of Excellence, and two Seals win the game.
-Source: ``shared/rules/jaipur.md`` (official rulebook, seed 003 restrictions, decisions A1-A8).
+Source: the Jaipur rulebook; the choices this implementation makes where the rulebook leaves
+one open are labelled A1-A8 here and in the code.
 
 Notes on this implementation:
 
@@ -22,7 +23,7 @@ Notes on this implementation:
   tuple of card types, top first. Goods stacks and bonus piles are tuples of token values,
   top first. ``known`` records, per player, the goods the opponent has seen enter that
   player's hand (public information, a lower bound on the hand).
-* ``hidden_herd=True`` (the seed's option) hides only the number on the herd: the
+* ``hidden_herd=True`` (a variant) hides only the number on the herd: the
   observation keeps the public card counts (market, discard pile, deck size, hand sizes,
   A6), from which the opponent's herd size follows by counting the 55 cards.
 * Rewards: ``reward="win"`` gives +1 / -1 / 0 at the end of the game; ``reward="points"``
@@ -76,11 +77,11 @@ MAX_ROUND_RUPEES = sum(map(sum, GOODS_TOKENS)) + sum(map(sum, BONUS_TOKENS)) + 5
 
 @dataclass(frozen=True)
 class Config:
-    """Jaipur variants (defaults = the project's decisions in jaipur.md section 7).
+    """Jaipur variants (defaults: docs/rules/jaipur.md, "Decisions this implementation takes").
 
     Attributes:
-        hidden_herd: the observation shows only whether the opponent's herd is empty (the
-            seed's option). The size is not secret: every other card zone is public (A6), so
+        hidden_herd: the observation shows only whether the opponent's herd is empty (a
+            variant). The size is not secret: every other card zone is public (A6), so
             it is 55 minus the observer's hand, the market, the observer's herd, the
             opponent's hand size, the deck and the discard pile (and the camel moves are public).
         max_rounds: most rounds of a standard game (full ties can prolong it); then a draw.
@@ -918,7 +919,7 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
     )
 
 
-# -- validators (seed: "small functions that check one thing that should always be true") ----
+# -- validators: small functions that each check one thing that should always be true -------
 
 
 def herds_hold_only_camels(state: State) -> bool:

@@ -107,7 +107,7 @@ def seal_winner(
     """Return who wins the round's Seal, ``None`` on a full tie.
 
     Higher rupee total wins; tie -> more bonus tokens; still tied -> more goods tokens
-    (Jaipur rulebook, end of round). A full tie gives no Seal (rules reference A7).
+    (Jaipur rulebook, end of round). A full tie gives no Seal (decision A7 of :mod:`.rules`).
     """
     for a, b in (
         (totals[0], totals[1]),

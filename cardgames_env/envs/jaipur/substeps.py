@@ -39,21 +39,21 @@ from cardgames_env.core.observation import ObservationLayout
 from . import rules
 from .cards import CAMEL, NAMES, NUM_GOODS, NUM_TYPES, format_counts, parse_card
 from .encoding import (
-    _BY_HAND,
-    _BY_MARKET,
     ACTION_OF,
     ACTIONS,
     EXCHANGE_GIVE,
     EXCHANGE_TAKE,
+    HAND_ACTIONS,
     HAND_LIMIT,
     LAYOUT,
+    MARKET_ACTIONS,
     MAX_SELL,
     MOVES,
     NUM_EXCHANGES,
     JaipurEncoding,
-    _hand_entry,
-    _market_entry,
+    hand_entry,
     legal_exchanges,
+    market_entry,
     observe,
     render_state,
 )
@@ -172,9 +172,9 @@ def _start_mask(state: State) -> np.ndarray:
     hand = state.hands[p]
     room = HAND_LIMIT - sum(hand)
     market = state.market
-    takes, camels, exchanges, gives = _BY_MARKET.get(market) or _market_entry(market)
+    takes, camels, exchanges, gives = MARKET_ACTIONS.get(market) or market_entry(market)
     key = (hand, min(state.herds[p][CAMEL], room, 5))
-    sells, payable = _BY_HAND.get(key) or _hand_entry(key)
+    sells, payable = HAND_ACTIONS.get(key) or hand_entry(key)
     mask[takes if room else camels] = 1
     mask[sells] = 1
     mask[_FIRST_STEPS[exchanges[payable[gives].view(np.bool_)] - FLAT_MOVES]] = 1

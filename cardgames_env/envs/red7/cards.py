@@ -1,6 +1,6 @@
 """Red7 cards: 49 cards, numbers 1-7 in the seven colours of the rainbow.
 
-Card ids follow the card order (red7.md section 1): higher number first, then colour
+Card ids follow the card order (docs/rules/red7.md, "Cards"): higher number first, then colour
 Red > Orange > Yellow > Green > Blue > Indigo > Violet. So ``id = (number - 1) * 7 +
 (6 - colour)``: ``V1`` = 0 is the lowest card and ``R7`` = 48 the highest, and the highest
 card of a bitmask is simply its highest set bit.

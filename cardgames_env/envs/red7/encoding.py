@@ -238,7 +238,7 @@ class Red7Encoding(Encoding):
         playing = status == PLAYING
         if playing and effect_card >= 0:
             big |= 1 << (self._effect0 + effect_card)
-        # The winning seat (section 2): the strongest active palette, if any qualifies.
+        # The winning seat ("The seven rules"): the strongest active palette, if any qualifies.
         seats = _ACTIVE_SEATS[active]
         values = list(map(_RULE_ITEM[rule], map(strengths, map(palettes.__getitem__, seats))))
         best = max(values, default=0)
@@ -375,7 +375,7 @@ def main_mask_actions(state: State) -> list[int]:
     p = state[5]  # player
     hand = state[1][p]
     if not hand:
-        return [GIVE_UP]  # seed 3.4: no cards, only giving up
+        return [GIVE_UP]  # "A turn": no cards, only giving up
     palettes = state[2]
     active = state[4]
     palette = palettes[p]

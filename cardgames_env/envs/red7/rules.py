@@ -2,8 +2,8 @@
 
 Each player has a hand and a face-up palette; on a turn a player plays a card to the palette,
 discards a card to the canvas (its colour becomes the rule), or both, and must be winning
-under the rule afterwards; the last player standing wins the round. Source:
-``shared/rules/red7.md`` (the seed story, the Asmadi rulebook and the advanced rules).
+under the rule afterwards; the last player standing wins the round. Source: the Red7 rulebook
+(Asmadi Games), basic and advanced rules.
 
 Notes on this implementation:
 
@@ -12,10 +12,10 @@ Notes on this implementation:
   winner's qualifying cards and plays rounds until 40/35/30 points (2/3/4 players) or until
   fewer than ``8 * num_players`` unscored cards remain (then the highest score wins; tied
   leaders draw).
-* ``strict=True`` (seed): playing, discarding or both is legal only if it leaves the player
+* ``strict=True`` (default): playing, discarding or both is legal only if it leaves the player
   winning; giving up is always legal, and it is the only move with an empty hand.
   ``strict=False`` (rulebook): any option; a player not winning at the end of the turn is out.
-* ``action_rule=True`` (section 4.2): playing an odd card to the palette triggers its effect
+* ``action_rule=True`` (the rulebook's action rule): playing an odd card to the palette triggers its effect
   as a separate decision of the same player (phases ``TAKE`` for a 1, ``EXTRA`` for a 5,
   ``SEVEN`` for a 7; a 3 draws). After an odd card the turn goes on in phase ``CANVAS``
   (discard a card or ``end turn``), so ``play X discard Y`` is only offered for even ``X``.
@@ -26,6 +26,16 @@ Notes on this implementation:
 * The 7's chosen card counts for the advanced draw rule with the palette size after it left.
 * An eliminated player's hand and palette leave the round (``out_public`` keeps the cards
   everybody saw, ``out_hidden`` the unseen hand cards).
+
+Decisions cited in the code by label (quoted section names cite ``docs/rules/red7.md``):
+
+* A1: the group that counts for Orange, Yellow and Indigo is the one with the largest (size,
+  highest card); scoring uses the same group.
+* A2: Indigo counts distinct numbers (3-4-4-5 is a run of 3), each number by its best card.
+* A6: under ``strict``, a choice is legal iff some completion of the turn leaves the player
+  winning; a 3 is always playable.
+* A7: the 7 cannot pick itself; a 7 alone in the palette has no effect; the chosen card tops
+  the canvas even if that rule makes the player lose (the turn's legality check applies).
 """
 
 from __future__ import annotations
@@ -57,7 +67,7 @@ from .scoring import points_of, qualifying, strengths
 
 RED = 0
 TARGET_SCORES = {2: 40, 3: 35, 4: 30}
-"""Points to win the advanced game by number of players (section 4.3)."""
+"""Points to win the advanced game by number of players ("The advanced game")."""
 HAND_SIZE = 7
 
 
@@ -85,13 +95,13 @@ PLAYING, ROUND_OVER, GAME_OVER = 0, 1, 2
 
 @dataclass(frozen=True)
 class Config:
-    """Red7 variants (defaults = the project's decisions in red7.md section 7).
+    """Red7 variants (defaults: docs/rules/red7.md, "Decisions this implementation takes").
 
     Attributes:
         num_players: 2, 3 or 4.
-        strict: seed legality (a turn must leave you winning); ``False`` = rulebook (out if not).
-        advanced: draw rule, round scoring and the multi-round game (sections 4.1, 4.3).
-        action_rule: effects of odd cards played to the palette (section 4.2).
+        strict: strict legality (a turn must leave you winning); ``False`` = rulebook (out if not).
+        advanced: draw rule, round scoring and the multi-round game ("The advanced game").
+        action_rule: effects of odd cards played to the palette ("The action rule").
         seven_to_deck: with ``action_rule``, a 7 may instead put the card on top of the deck.
         target_score: points that win the advanced game (``None`` = 40/35/30 by players).
     """
@@ -349,7 +359,7 @@ def _check_deal(num_players: int, deal: Deal, allowed: int) -> tuple[tuple[int, 
     if seen & ~allowed:
         raise ValueError("the deal uses cards that are out of the game (scored)")
     if not all(palettes):
-        raise ValueError("every palette needs at least one card (red7.md section 1)")
+        raise ValueError("every palette needs at least one card (docs/rules/red7.md, 'Setting up')")
     return hands, palettes
 
 
@@ -361,7 +371,7 @@ def red_leader(palettes: tuple[int, ...]) -> int:
 def _start_round(config: Config, deal: Deal, allowed: int, **carry: object) -> State:
     n = config.num_players
     hands, palettes = _check_deal(n, deal, allowed)
-    # Section 1 / seed 2.1: the player after the current Red leader starts.
+    # "Setting up": the player after the current Red leader starts.
     start = (red_leader(palettes) + 1) % n
     return State(
         config=config,
@@ -428,7 +438,7 @@ def current_player(state: State) -> int:
 
 
 def winning_seat(state: State) -> int | None:
-    """Seat winning under the current rule among the active seats, or ``None`` (section 2)."""
+    """Seat winning under the current rule among the active seats, or ``None`` ("The seven rules")."""
     rule = state.rule
     best, seat = 0, None
     for s in range(state.num_players):
@@ -558,7 +568,7 @@ def _after_palette_play(state: State, card: int, in_main: bool) -> State:
 
 
 def _take_targets(state: State, my_size: int) -> int:
-    """Cards a 1 may take: palettes of active opponents at least as large as mine (section 4.2)."""
+    """Cards a 1 may take: palettes of active opponents at least as large as mine ("The action rule")."""
     targets = 0
     p = state.player
     for s, palette in enumerate(state.palettes):
@@ -631,7 +641,7 @@ def _turn_action(state: State, move: Move) -> State:
 
 
 def _eliminate(state: State, seat: int) -> State:
-    """Seed 3.2-3.3: the player leaves the round with all its cards."""
+    """The player leaves the round with all its cards ("A turn")."""
     hand, known = state.hands[seat], state.known_hands[seat]
     return _replace(
         state,
@@ -659,7 +669,8 @@ def _next_turn(state: State) -> State:
 
 
 def _finish_round(state: State, winner: int) -> State:
-    """Seed 3.5: the last player standing wins the round (advanced: scores its Q, section 4.3)."""
+    """The last player standing wins the round ("End of a round and of the game"; advanced: scores its
+    Q, "The advanced game")."""
     config = state.config
     if not config.advanced:
         return _replace(state, status=GAME_OVER, winner=winner, game_winner=winner, phase=MAIN)
@@ -670,7 +681,7 @@ def _finish_round(state: State, winner: int) -> State:
     if scores[winner] >= config.target:
         return _replace(s, status=GAME_OVER, game_winner=winner)
     if NUM_CARDS - scored.bit_count() < 8 * config.num_players:
-        # Decision (section 4.3): not enough cards for a new deal: the highest score wins.
+        # Decision ("The advanced game"): not enough cards for a new deal: the highest score wins.
         best = max(scores)
         leaders = [i for i, v in enumerate(scores) if v == best]
         return _replace(s, status=GAME_OVER, game_winner=leaders[0] if len(leaders) == 1 else -1)
@@ -765,7 +776,7 @@ def legal_moves(state: State) -> tuple[Move, ...]:
         return ()
     config = state.config
     if state.phase == MAIN and not state.hands[state.player]:
-        return (GiveUp(),)  # seed 3.4: no cards, only giving up
+        return (GiveUp(),)  # "A turn": no cards, only giving up
     if not config.strict:
         return (*_candidates(state), GiveUp())
     if state.phase == MAIN and not config.action_rule:
@@ -918,7 +929,7 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
 # -- validation --------------------------------------------------------------------------------
 
 _EFFECT_NUMBER = {EXTRA: 5, TAKE: 1, SEVEN: 7}
-"""The number of the odd card whose effect each effect phase resolves (section 4.2)."""
+"""The number of the odd card whose effect each effect phase resolves ("The action rule")."""
 
 
 def validate_state(state: State, config: Config | None = None) -> None:
@@ -985,7 +996,7 @@ def validate_state(state: State, config: Config | None = None) -> None:
             checks.fail(f"state.known_hands[{s}]", f"holds cards that are not in state.hands[{s}]")
     if game_winner != -1:
         checks.fail("state.game_winner", f"{game_winner} is set while the game goes on (must be -1)")
-    # The turn's phase (section 4.2): effect phases only under the action rule, each with its card.
+    # The turn's phase ("The action rule"): effect phases only under the action rule, each with its card.
     if phase == DONE:
         checks.fail("state.phase", "the internal end-of-turn phase is not a position to move in")
     if phase != MAIN and not config.action_rule:
@@ -1000,7 +1011,7 @@ def validate_state(state: State, config: Config | None = None) -> None:
         checks.fail("state.effect_card", f"phase {Phase(phase).name} needs a {wanted} on the mover's palette")
     if known_top > len(state.deck):
         checks.fail("state.known_top", f"{known_top} known cards on a deck of {len(state.deck)}")
-    # The multi-round game (section 4.3).
+    # The multi-round game ("The advanced game").
     if config.advanced:
         for s, score in enumerate(scores):
             if score >= config.target:

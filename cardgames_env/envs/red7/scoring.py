@@ -1,6 +1,6 @@
 """Red7 rule evaluation: qualifying sets, who is winning, and advanced-game scoring.
 
-The stable API works on card names (red7.md section 2)::
+The stable API works on card names (docs/rules/red7.md, "The seven rules")::
 
     winning_player("O", [["V4", "I4", "Y2", "O2"], ["G3", "B3"]])  # -> 0
     scored_points("G", ["R2", "O4", "Y7"])                          # -> 6
@@ -62,7 +62,8 @@ def _numbers_present(palette: int) -> int:
 
 
 def qualifying(rule: int, palette: int) -> int:
-    """Return the qualifying set ``Q`` of a palette under a rule (red7.md section 2), as a bitmask.
+    """Return the qualifying set ``Q`` of a palette under a rule, as a bitmask (docs/rules/red7.md,
+    "The seven rules").
 
     Args:
         rule: colour index of the rule (0 = Red .. 6 = Violet).
@@ -405,7 +406,8 @@ def winning_player(rule: str, palettes: Sequence[Sequence[str]]) -> int | None:
 
 
 def scored_points(rule: str, palette: Sequence[str]) -> int:
-    """Return the advanced-game score of a palette: the sum of the numbers of its ``Q`` (section 4.3)."""
+    """Return the advanced-game score of a palette: the sum of the numbers of its ``Q`` ("The
+    advanced game")."""
     q = qualifying(parse_colour(rule), _mask_of_names(palette))
     return sum(CARD_NUMBER[c] for c in range(49) if q >> c & 1)
 

@@ -20,7 +20,6 @@ const el = (tag, attrs = {}, ...children) => {
   for (const child of children) node.append(child);
   return node;
 };
-const GAME_NAMES = { jaipur: "Jaipur", red7: "Red7", haggis: "Haggis", gongzhu: "Gong Zhu", haggle: "Haggle" };
 // The game's secret stays in this tab (sessionStorage): it is never in the URL, so a copied
 // link or the history does not carry it; the id is in the URL fragment, so a reload keeps the game.
 const TOKEN_KEY = (id) => `cardgames-token-${id}`;
@@ -227,7 +226,7 @@ function gameLength(view) { return view.log_start + view.log.length; }
 function show(view) {
   cg.view = view;
   cg.selection = [];
-  const game = GAME_NAMES[view.game] || view.game;
+  const game = view.title || view.game;
   let status;
   if (view.over) status = `${game} — game over: ${view.result}`;
   else if (view.human !== null && view.to_move === view.human) status = `${game} — your turn (P${view.human})`;
@@ -271,11 +270,18 @@ function renderNotice(view) {
   notice.classList.toggle("hidden", !recent);
 }
 
+// The colours of a card's face: its game's view names them by the card's kind.
+function cardColours(kind) {
+  const env = cg.meta && cg.view ? cg.meta.envs.find((e) => e.env === cg.view.env) : null;
+  return (env && env.card_colours[kind]) || {};
+}
+
 function cardNode(card, zoneId, index) {
   const wide = card.label.length > 3;
   const node = el("div", { class: `card k-${card.kind}${wide ? " wide" : ""}${card.top ? " top" : ""}`,
     title: card.top ? `${card.code}: sets the rule` : card.code,
     "data-zone": zoneId, "data-code": card.code, "data-index": String(index) }, card.label);
+  for (const [property, value] of Object.entries(cardColours(card.kind))) node.style.setProperty(property, value);
   return node;
 }
 
@@ -468,7 +474,8 @@ async function refresh() {
 // -- start ---------------------------------------------------------------------------------
 async function init() {
   cg.meta = await api("GET", "/api/meta");
-  for (const env of cg.meta.envs) $("env").append(el("option", { value: env.env }, GAME_NAMES[env.game] || env.env));
+  for (const env of cg.meta.envs) $("env").append(el("option", { value: env.env }, env.title || env.env));
+  $("tagline").textContent = `${cg.meta.envs.map((env) => env.title).join(" · ")} — play, watch, replay`;
   $("env").addEventListener("change", buildSetup);
   buildSetup();
   $("start").addEventListener("click", startGame);

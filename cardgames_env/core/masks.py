@@ -1,0 +1,47 @@
+"""What every player does with action masks: ``legal_actions`` (the legal action ids of a
+mask), ``legal_rows`` (a batch of masks checked row by row) and ``move_actions`` (the actions
+that play one rules move), shared by the games' heuristics and the agents."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+MAX_ACTIONS_PER_MOVE = 64
+"""Most actions :func:`move_actions` spends on one move before it stops (a broken encoding)."""
+
+
+def legal_actions(action_mask: np.ndarray) -> np.ndarray:
+    """Return the legal action ids of a mask; raises ``ValueError`` if none is legal."""
+    legal = np.asarray(action_mask).reshape(-1).nonzero()[0]
+    if legal.size == 0:
+        raise ValueError("the action mask allows no action: this agent is not to move")
+    return legal
+
+
+def legal_rows(masks: np.ndarray) -> np.ndarray:
+    """Return a batch of action masks (rows) as booleans (``masks`` itself when it is a bool
+    array: callers must not write to the result); raises ``ValueError`` when a row allows
+    nothing (what every batched player checks before it picks)."""
+    legal = np.asarray(masks, dtype=bool)
+    if not legal.any(axis=1).all():
+        raise ValueError("every row of masks needs a legal action")
+    return legal
+
+
+def move_actions(encoding: Any, state: Any, move: Any) -> list[int]:
+    """Return the actions of ``encoding`` that play the rules ``move`` from the start of a move
+    in the rules ``state``: one action, or several for an encoding that builds a move over
+    sub-steps (e.g. choosing the cards of a move one at a time)."""
+    decision = encoding.to_decision(state)
+    actions: list[int] = []
+    while True:
+        action = int(encoding.encode(decision, move))
+        actions.append(action)
+        decision = encoding.apply_action(decision, action)
+        if encoding.rules_state(decision) is not state or len(actions) > MAX_ACTIONS_PER_MOVE:
+            return actions
+
+
+__all__ = ["MAX_ACTIONS_PER_MOVE", "legal_actions", "legal_rows", "move_actions"]

@@ -1,0 +1,292 @@
+"""Rule-based Jaipur player that reads only its observation and mask.
+
+Plan (docs/rules/jaipur.md, "A turn" and "End of a round and scoring"): sell sets of 3+ cards (or
+precious pairs) for bonus tokens while the stacks still pay well, take the camels when the market is
+camel-heavy, build sets by taking goods that match the hand, and avoid exchanges that hand the
+opponent precious goods. Every legal action gets a score; the best wins (ties broken at random).
+
+With ``exchange_encoding="substeps"`` the agent scores the legal exchanges that continue
+its partial exchange (worked out from its own hand, herd and the market in the observation)
+exactly like flat ones, and plays the next sub-step of the best.
+
+It decides for a batch of rows at once (:meth:`JaipurHeuristic.act_batch`, what the batched
+engines' opponents call; :meth:`~JaipurHeuristic.act` is a batch of one). With the flat
+encoding one compiled loop scores every row's legal actions (:meth:`JaipurHeuristic.act_one`
+stays the readable reference; a test holds the two to the same moves) and the ties are broken
+with one draw per row, in row order, from the agent's generator, as row-by-row play would
+draw them; the sub-step encoding is decided row by row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from numba import njit
+
+from cardgames_env.core.masks import legal_actions, legal_rows
+from cardgames_env.core.rng import make_rng
+from cardgames_env.envs.jaipur.cards import CAMEL, HAND_LIMIT, NUM_GOODS, PRECIOUS
+from cardgames_env.envs.jaipur.encoding import (
+    ACTIONS,
+    EXCHANGE_GIVE,
+    EXCHANGE_TAKE,
+    LAYOUT,
+    MAX_SELL,
+    JaipurEncoding,
+    legal_exchanges,
+)
+from cardgames_env.envs.jaipur.substeps import SEQUENCES, SUBSTEP_ACTIONS, SUBSTEP_LAYOUT, exchange_sequence
+
+TAKE0 = ACTIONS.offset("take")
+CAMELS = ACTIONS.offset("camels")
+SELL0 = ACTIONS.offset("sell")
+EXCHANGE0 = ACTIONS.offset("exchange")
+EXPECTED_BONUS = (0.0, 0.0, 0.0, 2.0, 5.0, 9.0, 9.0, 9.0)
+"""Mean bonus token of a sale of n cards (3-card pile averages 2, 4-card 5, 5-card 9)."""
+_PRECIOUS = np.array(PRECIOUS, dtype=np.float64)
+
+
+class JaipurHeuristic:
+    """Scores sales by tokens plus expected bonus, takes by the goods' token values and the
+    sets they build, camels by how many there are, exchanges by value gained minus value and
+    precious goods given away."""
+
+    def __init__(self, encoding: JaipurEncoding | None = None, seed: int | None = None):
+        self.rng = make_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed when ``seed`` is given (ties are broken at random)."""
+        if seed is not None:
+            self.rng = make_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Return the best-scoring legal action."""
+        return int(self.act_batch(np.asarray(observation)[None, :], np.asarray(action_mask)[None, :])[0])
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Return the best-scoring legal action of every row (ties broken at random, one draw
+        per row in row order).
+
+        ``keys`` is accepted for :class:`~cardgames_env.agents.batch.BatchPolicy` and unused:
+        the heuristic keeps no state between decisions.
+
+        Raises:
+            ValueError: when a row of ``masks`` allows nothing.
+        """
+        legal = legal_rows(masks)
+        observations = np.asarray(observations)
+        if legal.shape[1] != ACTIONS.size:  # the sub-step encoding: row by row
+            return np.array([self.act_one(o, m) for o, m in zip(observations, legal)], dtype=np.int64)
+        view = {name: observations[:, LAYOUT.slice(name)].astype(np.float64) for name in _PIECES}
+        rows = (np.ascontiguousarray(legal), view["hand"], view["market"],
+                view["goods_stacks"].reshape(len(legal), NUM_GOODS, -1), view["bonus_left"])
+        tied = np.empty((len(legal), 16), dtype=np.int64)
+        ties = _tied_actions(*rows, _TABLES, tied)
+        if ties.max(initial=0) > tied.shape[1]:  # many equal scores: list them all
+            tied = np.empty((len(legal), int(ties.max())), dtype=np.int64)
+            ties = _tied_actions(*rows, _TABLES, tied)
+        return tied[np.arange(len(legal)), self.rng.integers(0, ties)]
+
+    def act_one(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Return the best-scoring legal action, in plain Python (the reference of
+        :meth:`act_batch` for the flat encoding)."""
+        legal = legal_actions(action_mask)
+        substeps = action_mask.size == SUBSTEP_ACTIONS.size
+        view = (SUBSTEP_LAYOUT if substeps else LAYOUT).view(observation)
+        hand = view["hand"].astype(np.float64)
+        market = view["market"]
+        stacks = view["goods_stacks"]
+        bonus_left = view["bonus_left"]
+        hand_size = float(hand.sum())
+        # What one more card of each good is worth: its next token, a bit more for sets.
+        top = stacks[:, 0].astype(np.float64)
+        card_value = top + 1.2 * np.minimum(hand, 4)
+        scores = np.full(legal.size, -np.inf)
+        for i, action in enumerate(legal.tolist()):
+            if action >= EXCHANGE0:
+                continue
+            if action < CAMELS:
+                g = action - TAKE0
+                scores[i] = card_value[g] - 1.0 - (1.5 if hand_size >= HAND_LIMIT - 1 else 0.0)
+            elif action == CAMELS:
+                camels = float(market[CAMEL])
+                scores[i] = 2.2 * camels - 2.5 if camels >= 3 else 1.0 * camels - 1.5
+            else:
+                g, n = divmod(action - SELL0, MAX_SELL)
+                n += 1
+                tokens = float(stacks[g][:n].sum())
+                kind = 0 if n == 3 else 1 if n == 4 else 2 if n >= 5 else -1
+                bonus = EXPECTED_BONUS[n] if kind >= 0 and bonus_left[kind] > 0 else 0.0
+                score = tokens + bonus - 6.0
+                if n < hand[g]:
+                    score -= 2.0  # keep sets together: sell all of a type
+                if n >= 3 or PRECIOUS[g]:
+                    score += 3.0
+                if hand_size >= HAND_LIMIT:
+                    score += 4.0  # a full hand must make room
+                scores[i] = score
+        if substeps:
+            return self._act_substeps(view, legal, scores, card_value, top, hand)
+        exchanges = legal[legal >= EXCHANGE0] - EXCHANGE0
+        if exchanges.size:
+            scores[legal >= EXCHANGE0] = _exchange_scores(exchanges, card_value, top, hand)
+        best = np.flatnonzero(scores >= scores.max() - 1e-9)
+        return int(legal[best[self.rng.integers(best.size)]])
+
+    def _act_substeps(
+        self, view: Mapping[str, np.ndarray], legal: np.ndarray, scores: np.ndarray,
+        card_value: np.ndarray, top: np.ndarray, hand: np.ndarray,
+    ) -> int:
+        """Sub-step encoding: the best of the take/camels/sell scores and of the legal exchanges
+        continuing the partial one; an exchange is played by its next sub-step."""
+        take = tuple(int(n) for n in view["exchange_take"])
+        give = tuple(int(n) for n in view["exchange_give"])
+        depth = sum(take) + sum(give)
+        hand7 = tuple(int(n) for n in view["hand"]) + (0,)
+        market = tuple(int(n) for n in view["market"])
+        exchanges = legal_exchanges(hand7, int(view["herds"][0]), market)
+        if depth:
+            prefix = np.array(exchange_sequence(take, give)[:depth], dtype=np.intp)
+            exchanges = exchanges[(SEQUENCES[exchanges, :depth] == prefix).all(axis=1)]
+        options = legal[legal < EXCHANGE0].tolist()
+        values = scores[legal < EXCHANGE0].tolist()
+        if exchanges.size:
+            options.extend(SEQUENCES[exchanges, depth].tolist())
+            values.extend(_exchange_scores(exchanges, card_value, top, hand).tolist())
+        best_value = max(values)
+        best = [a for a, v in zip(options, values) if v >= best_value - 1e-9]
+        return int(best[self.rng.integers(len(best))])
+
+
+def _exchange_scores(
+    exchanges: np.ndarray, card_value: np.ndarray, top: np.ndarray, hand: np.ndarray
+) -> np.ndarray:
+    """Scores of flat exchanges (indices into the exchange table): value gained minus value
+    given, precious goods handed to the opponent and camels given back."""
+    take = EXCHANGE_TAKE[exchanges]
+    give = EXCHANGE_GIVE[exchanges]
+    gained = take @ card_value
+    lost = give[:, :NUM_GOODS] @ (top + 0.8 * np.minimum(hand, 4))
+    precious_given = give[:, :NUM_GOODS] @ (_PRECIOUS * top)  # what the opponent may grab
+    camels_given = give[:, CAMEL] * 1.5
+    return gained - lost - 0.6 * precious_given - camels_given - 2.0
+
+
+
+
+_PIECES = ("hand", "market", "goods_stacks", "bonus_left")
+"""The observation pieces the flat kernel reads."""
+_EXPECTED_BONUS = np.array(EXPECTED_BONUS)
+_TABLES = (np.ascontiguousarray(EXCHANGE_TAKE), np.ascontiguousarray(EXCHANGE_GIVE))
+"""The cards each flat exchange takes and gives (passed to the kernels: large globals are not cached)."""
+
+
+@njit(cache=True)
+def _score(
+    action: int, row: int, hands: np.ndarray, markets: np.ndarray, stacks: np.ndarray, bonus_left: np.ndarray,
+    values: tuple[float, np.ndarray, np.ndarray, np.ndarray], tables: tuple[np.ndarray, np.ndarray],
+) -> float:
+    """:meth:`JaipurHeuristic.act_one`'s score of one flat action in ``row`` (``values``: the
+    row's :func:`_values`; ``tables``: the exchanges' cards taken and given)."""
+    hand, stacks_row = hands[row], stacks[row]
+    hand_size, card_value, lost_value, precious_value = values
+    take_table, give_table = tables
+    if action < CAMELS:
+        return card_value[action - TAKE0] - 1.0 - (1.5 if hand_size >= HAND_LIMIT - 1 else 0.0)
+    if action == CAMELS:
+        camels = markets[row, CAMEL]
+        return 2.2 * camels - 2.5 if camels >= 3 else 1.0 * camels - 1.5
+    if action < EXCHANGE0:
+        g, n = divmod(action - SELL0, MAX_SELL)
+        n += 1
+        tokens = 0.0
+        for k in range(n):
+            tokens += stacks_row[g, k]
+        kind = 0 if n == 3 else 1 if n == 4 else 2 if n >= 5 else -1
+        bonus = _EXPECTED_BONUS[n] if kind >= 0 and bonus_left[row, kind] > 0 else 0.0
+        score = tokens + bonus - 6.0
+        if n < hand[g]:
+            score -= 2.0  # keep sets together: sell all of a type
+        if n >= 3 or _PRECIOUS[g] != 0:
+            score += 3.0
+        if hand_size >= HAND_LIMIT:
+            score += 4.0  # a full hand must make room
+        return score
+    e = action - EXCHANGE0
+    gained = lost = precious_given = 0.0
+    for g in range(NUM_GOODS):
+        gained += take_table[e, g] * card_value[g]
+        lost += give_table[e, g] * lost_value[g]
+        precious_given += give_table[e, g] * precious_value[g]
+    return gained - lost - 0.6 * precious_given - give_table[e, CAMEL] * 1.5 - 2.0
+
+
+@njit(cache=True)
+def _values(hand: np.ndarray, stacks: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    """A row's hand size and each good's worth taken, given and to the opponent."""
+    hand_size = 0.0
+    card_value = np.empty(NUM_GOODS)
+    lost_value = np.empty(NUM_GOODS)
+    precious_value = np.empty(NUM_GOODS)
+    for g in range(NUM_GOODS):
+        hand_size += hand[g]
+        card_value[g] = stacks[g, 0] + 1.2 * min(hand[g], 4.0)
+        lost_value[g] = stacks[g, 0] + 0.8 * min(hand[g], 4.0)
+        precious_value[g] = _PRECIOUS[g] * stacks[g, 0]
+    return hand_size, card_value, lost_value, precious_value
+
+
+@njit(cache=True)
+def _legal_actions(legal: np.ndarray, index: np.ndarray) -> int:
+    """Write the legal actions of one mask row into ``index`` (in order); return how many.
+
+    Blocks of 64 entries are summed first (a loop the compiler vectorises) and only blocks
+    holding a legal action are scanned: a flat Jaipur mask holds ~10 of 25,505.
+    """
+    size = legal.shape[0]
+    full = size - size % 64
+    found = 0
+    for base in range(0, full, 64):
+        total = 0
+        for k in range(64):
+            total += legal[base + k]
+        if total:
+            for action in range(base, base + 64):
+                if legal[action]:
+                    index[found] = action
+                    found += 1
+    for action in range(full, size):
+        if legal[action]:
+            index[found] = action
+            found += 1
+    return found
+
+
+@njit(cache=True)
+def _tied_actions(
+    legal: np.ndarray, hands: np.ndarray, markets: np.ndarray, stacks: np.ndarray, bonus_left: np.ndarray,
+    tables: tuple[np.ndarray, np.ndarray], tied: np.ndarray,
+) -> np.ndarray:
+    """Write into ``tied[row]`` the legal actions of each row (in action order) scoring within
+    1e-9 of its best; return how many each row has (``tied`` holds the first ones only when a
+    row has more than its width)."""
+    rows, size = legal.shape
+    counts = np.zeros(rows, dtype=np.int64)
+    index = np.empty(size, dtype=np.int64)
+    for row in range(rows):
+        values = _values(hands[row], stacks[row])
+        found = _legal_actions(legal[row], index)
+        scores = np.empty(found)
+        best = -np.inf
+        for k in range(found):
+            scores[k] = _score(index[k], row, hands, markets, stacks, bonus_left, values, tables)
+            best = max(best, scores[k])
+        for k in range(found):
+            if scores[k] >= best - 1e-9:
+                if counts[row] < tied.shape[1]:
+                    tied[row, counts[row]] = index[k]
+                counts[row] += 1
+    return counts

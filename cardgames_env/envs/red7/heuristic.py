@@ -1,0 +1,133 @@
+"""Rule-based Red7 player that reads only its observation and mask.
+
+Plan: stay in the round as cheaply as possible. Among the actions that keep it winning it
+takes the one spending the fewest hand cards (effect choices and ``end turn`` spend none),
+then the one giving away the lowest cards; it gives up only when nothing keeps it winning.
+Under the strict rules every legal action except ``give up`` keeps the player winning; off
+strict it checks each turn-start option itself on the observed palettes and rule.
+
+It decides for a batch of rows at once (:meth:`Red7Heuristic.act_batch`, what the batched
+engines' opponents call; :meth:`~Red7Heuristic.act` is a batch of one): the preference order
+of the actions is one table (:data:`PREFERENCE`), so a batch is one compiled pass picking each row's
+most preferred legal action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+from numba import njit
+
+from cardgames_env.core.masks import legal_rows
+from cardgames_env.core.rng import make_rng
+from cardgames_env.envs.red7.cards import CARD_COLOUR
+from cardgames_env.envs.red7.encoding import ACTIONS, PAIR0, Red7Encoding
+from cardgames_env.envs.red7.scoring import strength
+
+_GIVE_UP = ACTIONS.offset("give_up")
+_DISCARD0 = ACTIONS.offset("discard")
+_TAKE0 = ACTIONS.offset("take")
+
+
+def _spent(action: int) -> tuple[int, ...]:
+    """Hand cards an action gives away (card ids)."""
+    if action < _DISCARD0:
+        return (action,)
+    if action < PAIR0:
+        return (action - _DISCARD0,)
+    if action < _GIVE_UP:
+        play, rest = divmod(action - PAIR0, 48)
+        return (play, rest if rest < play else rest + 1)
+    return ()
+
+
+def _preference() -> np.ndarray:
+    """Each action's place in the heuristic's order of preference (0 = first): the fewest hand
+    cards spent, then the lowest cards given away (highest first), then the lowest id."""
+    order = sorted(range(ACTIONS.size), key=lambda a: (len(_spent(a)), sorted(_spent(a), reverse=True), a))
+    rank = np.empty(ACTIONS.size, dtype=np.int64)
+    rank[order] = np.arange(ACTIONS.size)
+    return rank
+
+
+PREFERENCE = _preference()
+"""``PREFERENCE[a]``: rank of action ``a`` in the heuristic's order of preference."""
+
+
+class Red7Heuristic:
+    """Keeps winning with the fewest and lowest cards spent; gives up only when it must."""
+
+    def __init__(self, encoding: Red7Encoding | None = None, seed: int | None = None):
+        self.encoding = encoding if encoding is not None else Red7Encoding(_default_config())
+        self.rng = make_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed when ``seed`` is given (this agent is deterministic; kept for the protocol)."""
+        if seed is not None:
+            self.rng = make_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Return the chosen action."""
+        return int(self.act_batch(np.asarray(observation)[None, :], np.asarray(action_mask)[None, :])[0])
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Return the chosen action of every row: the most preferred legal action that keeps
+        the player winning, else ``give up``.
+
+        ``keys`` is accepted for :class:`~cardgames_env.agents.batch.BatchPolicy` and unused:
+        the heuristic keeps no state between decisions.
+
+        Raises:
+            ValueError: when a row of ``masks`` allows nothing.
+        """
+        legal = legal_rows(masks)
+        if self.encoding.config.strict:
+            return _most_preferred(np.ascontiguousarray(legal), PREFERENCE, _GIVE_UP)
+        options = legal.copy()
+        options[:, _GIVE_UP] = False
+        layout = self.encoding.layout
+        turn_start = np.asarray(observations)[:, layout.slice("phase").start] != 0
+        for row in np.flatnonzero(turn_start):  # keep only the options that leave us winning
+            view = layout.view(observations[row])
+            for action in np.flatnonzero(options[row, :_TAKE0]):
+                options[row, action] = self._wins_after(view, int(action))
+        return _most_preferred(options, PREFERENCE, _GIVE_UP)
+
+    def _wins_after(self, view: Mapping[str, np.ndarray], action: int) -> bool:
+        """Would we be winning after this turn-start action (observed palettes and rule)?"""
+        palettes = [int(sum(1 << int(c) for c in np.flatnonzero(row))) for row in view["palettes"]]
+        rule = int(np.flatnonzero(view["rule"])[0])
+        if action < _DISCARD0:
+            palettes[0] |= 1 << action
+        elif action < PAIR0:
+            rule = CARD_COLOUR[action - _DISCARD0]
+        else:
+            play, discard = _spent(action)
+            palettes[0] |= 1 << play
+            rule = CARD_COLOUR[discard]
+        mine = strength(rule, palettes[0])
+        others = [strength(rule, p) for r, p in enumerate(palettes) if r and view["active"][r]]
+        return mine > 0 and all(mine > o for o in others)
+
+
+@njit(cache=True)
+def _most_preferred(options: np.ndarray, preference: np.ndarray, give_up: int) -> np.ndarray:
+    """Each row's allowed action (other than ``give_up``) of lowest ``preference``; ``give_up``
+    when there is none."""
+    actions = np.full(options.shape[0], give_up, dtype=np.int64)
+    for row in range(options.shape[0]):
+        best = preference.size
+        for action in range(options.shape[1]):
+            if options[row, action] and action != give_up and preference[action] < best:
+                best = preference[action]
+                actions[row] = action
+    return actions
+
+
+def _default_config():  # pragma: no cover - only when built without an encoding
+    from cardgames_env.envs.red7.rules import Config
+
+    return Config()
