@@ -26,6 +26,10 @@ HAND_END_MS = 2500
 """How long the frame that ends a hand or round shows."""
 LAST_MS = 5000
 """How long the last frame shows."""
+COLOURS = 128
+"""Colours of a GIF's palette."""
+PALETTE_SAMPLES = 8
+"""Frames a GIF's palette is taken from."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +82,9 @@ def record_frames(record: GameRecord, viewer: int | None = None) -> Iterator[Fra
 def write_gif(path: str | Path, frames: list[Frame]) -> None:
     """Write ``frames`` as an animated GIF that loops, each frame for its duration.
 
-    Frames of different heights are padded to the tallest. Each frame keeps its own palette
-    (every frame is a separate image in the file, none merged).
+    Frames of different heights are padded to the tallest. Every frame is kept (one image in
+    the file per frame); all share one palette of :data:`COLOURS` colours, taken from up to
+    :data:`PALETTE_SAMPLES` frames spread over the game.
 
     Raises:
         ValueError: for no frames.
@@ -88,11 +93,16 @@ def write_gif(path: str | Path, frames: list[Frame]) -> None:
     if not frames:
         raise ValueError("a GIF needs at least one frame")
     image_module = require_pillow()
-    images = [image_module.fromarray(f) for f in pad_frames([f.image for f in frames])]
-    images = [im.quantize(colors=128, method=image_module.Quantize.MEDIANCUT, dither=image_module.Dither.NONE)
-              for im in images]
+    padded = pad_frames([f.image for f in frames])
+    last = len(padded) - 1
+    picks = sorted({round(i * last / (PALETTE_SAMPLES - 1)) for i in range(PALETTE_SAMPLES)})
+    sample = image_module.fromarray(np.concatenate([padded[i] for i in picks]))
+    palette = sample.quantize(colors=COLOURS, method=image_module.Quantize.MEDIANCUT,
+                              dither=image_module.Dither.NONE)
+    images = [image_module.fromarray(f).quantize(palette=palette, dither=image_module.Dither.NONE)
+              for f in padded]
     images[0].save(path, format="GIF", save_all=True, append_images=images[1:], loop=0,
-                   duration=[f.duration for f in frames], disposal=1, optimize=False)
+                   duration=[f.duration for f in frames], disposal=1, optimize=True)
 
 
 __all__ = ["HAND_END_MS", "LAST_MS", "MOVE_MS", "Frame", "record_frames", "write_gif"]
