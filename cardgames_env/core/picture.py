@@ -275,7 +275,7 @@ def _draw_zone(
             _draw_card(draw, cards[i], colours, int(cx), top, w, covered=squeeze < 1.0)
         else:
             _draw_back(draw, int(cx), top)
-    if zone.get("done"):  # a finished trick: greyed
+    if zone.get("done"):  # a finished trick: underlined
         draw.line([(x, top + CARD_H + 5), (x + width, top + CARD_H + 5)], fill=MUTED, width=1)
 
 
@@ -299,11 +299,10 @@ def _draw_card(
     label = str(card.get("label", ""))
     draw.text((x + 5, y + 3), label, font=font(14, True), fill=ink)
     sub = str(card.get("sub", "rule" if marked else ""))
-    if not covered or len(label) > 3:
-        big = font(22, True) if len(label) <= 3 else font(12)
-        if len(label) <= 3:
-            tw = draw.textlength(label, font=big)
-            draw.text((x + (w - tw) / 2, y + 22), label, font=big, fill=ink)
+    if not covered and len(label) <= 3:  # a short label also large in the middle
+        big = font(22, True)
+        tw = draw.textlength(label, font=big)
+        draw.text((x + (w - tw) / 2, y + 22), label, font=big, fill=ink)
     if sub:
         face = font(10, True)
         tw = draw.textlength(sub, font=face)

@@ -8,7 +8,10 @@ public piles, counts of the others' hidden cards.
 A *zone* is one row of the table: ``{"id", "label", "cards", "hidden", "note", "owner"}``
 where ``cards`` are ``{"code", "label", "kind"}`` (``code`` is the card's name in the game's
 notation, ``kind`` picks its colours from the module's ``CARD_COLOURS``) and ``hidden`` counts
-face-down cards. A move's *selection* maps zone ids to the cards of those zones the move uses
+face-down cards. A card may also carry ``"top": True`` (the card that set a rule, marked),
+``"group"`` (which play of a trick it belongs to; plays are drawn apart) and ``"sub"`` (a short
+second line printed on its face, e.g. ``"wild"``); a zone ``"done": True`` is a finished trick.
+A move's *selection* maps zone ids to the cards of those zones the move uses
 (with repeats for identical cards), so the page can build a move by clicking cards.
 
 A view module defines (see :class:`ViewModule`):
