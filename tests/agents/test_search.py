@@ -16,7 +16,7 @@ from cardgames_env.agents.search import SearchAgent, SearchOptions, load_hooks, 
 from cardgames_env.cli import main
 from cardgames_env.core.game import CHANCE
 from cardgames_env.core.search import SearchHooks
-from cardgames_env.envs.haggle.search import haggle_hand_value
+from cardgames_env.envs.haggle.heuristic import hand_value
 from cardgames_env.envs.red7.cards import card_str, parse_cards
 from cardgames_env.registry import ALL_ENVS, load
 from cardgames_env.training.evaluate import play_game
@@ -203,7 +203,7 @@ def test_haggle_hand_value_matches_the_heuristics_vector_version():
     rng = np.random.default_rng(0)
     hands = rng.integers(0, 8, size=(200, 5))
     expected = hand_values(hands, 4)
-    got = [haggle_hand_value(tuple(int(v) for v in h), 4) for h in hands]
+    got = [hand_value(tuple(int(v) for v in h), 4) for h in hands]
     assert np.allclose(got, expected)
 
 

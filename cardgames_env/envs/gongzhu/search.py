@@ -12,31 +12,10 @@ from cardgames_env.core.game import CHANCE
 from cardgames_env.core.search import SearchHooks
 
 from . import rules as gz
-from .cards import HEARTS, PIG, SPADES
-from .heuristic import follow_card
+from .heuristic import choose_card
 
-ACE_OF_SPADES = SPADES * 13 + 12
-KING_OF_SPADES = SPADES * 13 + 11
 ROLLOUT_EPSILON = 0.1
 """Chance that the rollout policy plays a uniformly random legal card."""
-
-
-def _gz_lead(legal: list[int], pig_out: bool) -> int:
-    def danger(card: int) -> tuple[int, int, int]:
-        risky = card == PIG or (pig_out and card in (ACE_OF_SPADES, KING_OF_SPADES))
-        return (int(risky), int(card // 13 == HEARTS and card % 13 >= 3), card % 13)
-
-    return min(legal, key=danger)
-
-
-def _gz_choice(state: Any) -> int:
-    """The Gong Zhu heuristic's card in ``state`` (it reads only public facts and its hand)."""
-    seat = (state.leader + len(state.trick)) % 4
-    legal = list(cards_of(gz.legal_mask(state)))
-    pig_out = not (state.hands[seat] >> PIG & 1) and not any(p >> PIG & 1 for p in state.played)
-    if not state.trick:
-        return _gz_lead(legal, pig_out)
-    return follow_card(legal, state.trick, state.trick[0] // 13, pig_out)
 
 
 def canonical(state: gz.State, player: int) -> gz.State:
@@ -76,7 +55,7 @@ def ordered_moves(state: gz.State) -> list[gz.Play]:
     """The legal cards, the heuristic's card first."""
     cards = list(cards_of(gz.legal_mask(state)))
     if len(cards) > 1:
-        first = _gz_choice(state)
+        first = choose_card(state)
         cards.remove(first)
         cards.insert(0, first)
     return [gz.Play(c) for c in cards]
@@ -87,7 +66,7 @@ def rollout(state: gz.State, rng: np.random.Generator) -> gz.Play:
     if rng.random() < ROLLOUT_EPSILON:
         cards = list(cards_of(gz.legal_mask(state)))
         return gz.Play(cards[int(rng.integers(len(cards)))])
-    return gz.Play(_gz_choice(state))
+    return gz.Play(choose_card(state))
 
 
 def hand_over(state: gz.State, player: int) -> bool:

@@ -14,25 +14,7 @@ from cardgames_env.core.search import SearchHooks
 
 from . import rules as hl
 from .cards import BASE_VALUES, NUM_COLOURS, NUM_MODIFIERS
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def haggle_hand_value(hand: tuple[int, ...], num_players: int) -> float:
-    """The Haggle heuristic's estimate of a hand's worth to its holder (one hand, no numpy)."""
-    y, b, r, o, w = hand
-    white = 0 if w > 3 else 5
-    orange = min(o, b)
-    value = float(y + 2 * b + 3 * r + 4 * orange + white * w)
-    value += 10 * min(hand) + white * min(y // 2, w) + 12 * min(b // 3, orange)
-    value += 0.6 * y * y if y >= 4 else 3.0 if y == 3 else 0.0
-    value += 1.8 * r if r >= 4 else 0.0
-    value += 10.0 * (num_players - 1) / num_players if b >= 5 else 0.0
-    value += 3.0 * min(r // 3, 2)
-    size = sum(hand)
-    if size == 10 and sorted(hand) == [0, 1, 2, 3, 4]:
-        value *= 2
-    value -= 2.0 * max(size - 13, 0)
-    return value - 80.0 if max(hand) >= 7 else value
+from .heuristic import hand_value
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -43,7 +25,7 @@ def _best_trade(hand: tuple[int, ...], give: tuple[int, ...], n: int, max_offer:
     best = -math.inf
     for ask in hl.offer_sets(max_offer):
         if ask != give and sum(a * v for a, v in zip(ask, BASE_VALUES)) <= given:
-            best = max(best, haggle_hand_value(tuple(h + a for h, a in zip(rest, ask)), n))
+            best = max(best, hand_value(tuple(h + a for h, a in zip(rest, ask)), n))
     return best
 
 
@@ -126,7 +108,7 @@ def ordered_moves(state: hl.State) -> list[hl.Move]:
             # Fair asks first (no more base value than given, not the cards given): the
             # ones a partner may take; then by the proposer's resulting hand value.
             fair = move.cards != give and sum(a * v for a, v in zip(move.cards, BASE_VALUES)) <= given
-            value = haggle_hand_value(tuple(h + a for h, a in zip(kept, move.cards)), n)
+            value = hand_value(tuple(h + a for h, a in zip(kept, move.cards)), n)
             return (not fair, -value)
 
         moves.sort(key=key)
@@ -146,7 +128,7 @@ def rollout(state: hl.State, rng: np.random.Generator) -> hl.Move:
         moves = hl.legal_moves(state)
         if len(moves) > 1:
             after = tuple(h + g - a for h, g, a in zip(hand, state.give, state.ask))
-            if haggle_hand_value(after, n) >= haggle_hand_value(hand, n):
+            if hand_value(after, n) >= hand_value(hand, n):
                 return moves[1]
         return moves[0]
     if stage == hl.Stage.SUBMIT:
@@ -161,7 +143,7 @@ def rollout(state: hl.State, rng: np.random.Generator) -> hl.Move:
                 done[c] if c < colour else move.count if c == colour else hand[c]
                 for c in range(NUM_COLOURS)
             )
-            value = haggle_hand_value(trial, n)
+            value = hand_value(trial, n)
             if value > best_value:
                 best, best_value = move, value
         return best
