@@ -35,8 +35,9 @@ from __future__ import annotations
 import gc
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -213,6 +214,10 @@ class SearchAgent:
         self.game = game
         self.hooks = load_hooks(game)
         self.rules = self.env.rules
+        # The required hooks (load_hooks has checked that they are there).
+        self.infoset = cast(Callable[[Any, int], Any], self.hooks.infoset)
+        self.resample = cast(Callable[[Any, int, np.random.Generator], Any], self.hooks.resample)
+        self.rollout = cast(Callable[[Any, np.random.Generator], Any], self.hooks.rollout)
         self.max_children = self.options.max_children or self.hooks.max_children
         self.iterations, self.seconds = self.options.budget(game)
         self.rng = make_rng(seed)
@@ -286,14 +291,14 @@ class SearchAgent:
         """The light policy of the options: the game's rollout, uniform, or a mix of both."""
         if self.options.rollout == "random":
             return self._random_move
-        rollout = self.hooks.rollout
+        rollout = self.rollout
         epsilon = self.options.epsilon
         if not epsilon:
             return rollout
         random_move = self._random_move
 
         def mixed(state: Any, rng: np.random.Generator) -> Any:
-            return random_move(state, rng) if rng.random() < epsilon else rollout(state, rng)  # type: ignore[misc]
+            return random_move(state, rng) if rng.random() < epsilon else rollout(state, rng)
 
         return mixed
 
@@ -302,7 +307,7 @@ class SearchAgent:
         me = self.rules.current_player(state)
         if me < 0:
             raise ValueError("the search agent was asked to move when no seat is to move")
-        root_state = self.hooks.infoset(state, me)  # type: ignore[misc]
+        root_state = self.infoset(state, me)
         root_moves = self.searched_moves(root_state)
         self.last_iterations = 0
         if len(root_moves) == 1:
@@ -349,7 +354,7 @@ class SearchAgent:
         horizon = hooks.horizon
         searched_moves = self.searched_moves
         c = self.options.c
-        state = apply(hooks.resample(root_state, me, rng), move)  # type: ignore[misc]
+        state = apply(self.resample(root_state, me, rng), move)
         node = first
         path = [first]
         in_tree = first.visits > 0  # a new child of the root is the expansion of this simulation
