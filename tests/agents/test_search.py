@@ -272,20 +272,29 @@ def test_a_decision_pauses_the_collector_and_restores_its_setting(enabled, monke
 # -- pinned decisions -----------------------------------------------------------------------------
 
 
-def test_decisions_match_the_pinned_ones():
-    """The moves of ``search:iterations=40`` (seed = the position's index) in positions of
-    every test variant, pinned in ``data/search_decisions.json``: any change of the search or
-    of a game's hooks that alters a decision shows here (regenerate the file only for a
-    change meant to alter the search's play)."""
-    pinned = json.loads(DECISIONS.read_text())
-    assert set(pinned) == {f"{name}-{i}" for name in ALL_ENVS for i in range(len(load(name).TEST_VARIANTS))}
+def search_decisions() -> dict[str, list[str]]:
+    """The moves of ``search:iterations=40`` (seed = the position's index) in
+    :func:`positions` (up to 12) of every test variant, keyed ``"<env>-<variant index>"``."""
+    decisions = {}
     for name in ALL_ENVS:
         for i, options in enumerate(load(name).TEST_VARIANTS):
             raw = load(name).raw_env(**options)
             found = positions(name, options, limit=6)
             agents = [SearchAgent(raw, "search:iterations=40", seed=k) for k in range(len(found))]
-            got = [str(agent.choose_move(state)) for agent, state in zip(agents, found)]
-            assert got == pinned[f"{name}-{i}"], f"{name} variant {i}"
+            decisions[f"{name}-{i}"] = [str(agent.choose_move(state)) for agent, state in zip(agents, found)]
+    return decisions
+
+
+def test_decisions_match_the_pinned_ones():
+    """The search's moves in fixed positions of every test variant, pinned in
+    ``data/search_decisions.json``: any change of the search or of a game's hooks that alters
+    a decision shows here. Regenerate the file (``python -m tests.agents.test_search``) only
+    for a change meant to alter the search's play."""
+    pinned = json.loads(DECISIONS.read_text())
+    got = search_decisions()
+    assert set(got) == set(pinned)
+    for key, moves in got.items():
+        assert moves == pinned[key], key
 
 
 # -- the algorithm knows no game ------------------------------------------------------------------
@@ -377,3 +386,8 @@ def test_epsilon_mixes_uniform_legal_moves_into_the_policy():
     drawn = {policy(state, rng) for _ in range(400)}
     assert drawn == legal and len(legal) > 1
     assert SearchAgent(raw, "search", seed=0).light_policy() is load_hooks("gongzhu").rollout
+
+
+if __name__ == "__main__":
+    DECISIONS.write_text(json.dumps(search_decisions(), indent=1) + "\n")
+    print(f"wrote {DECISIONS}")
