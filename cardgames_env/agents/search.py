@@ -1,22 +1,26 @@
-"""Information-set Monte Carlo tree search (IS-MCTS) agents for every game.
+"""Information-set Monte Carlo tree search (IS-MCTS): one agent for every game, knowing none.
 
 The agent plays one seat. At each of its decisions it reads the rules ``State`` from the env
-(``env.unwrapped.game_state()``), first replaces everything its seat cannot see by a
-canonical re-deal that depends only on what the seat knows (so the hidden cards of the real
-deal can never reach the search; each game's ``search.py``, see
-:mod:`cardgames_env.core.search`), and then runs single-observer, open-loop IS-MCTS:
+(``env.unwrapped.game_state()``) and the game's :class:`~cardgames_env.core.search.SearchHooks`
+from its spec, first replaces the state by the canonical member of its seat's information set
+(``hooks.infoset``: the hidden cards of the real deal can never reach the search), and then
+runs single-observer, open-loop IS-MCTS:
 
-* every iteration draws a determinization with the rules' ``resample_hidden`` for its seat;
+* every iteration draws a determinization of the seat's information set (``hooks.resample``);
 * the tree holds only the searching seat's decisions, keyed by its own moves since the root;
   a node's children are the moves legal in the current determinization, chosen by UCB1 with
   availability counts (a child's exploration term uses how often it was legal, not the
-  parent's visits), untried moves first in the game's preference order;
-* the other seats move by a light per-game policy (a fast model of the heuristic agents,
-  with a little randomness) inside the tree and in the rollouts;
-* a rollout plays every seat with that policy to the end of the current round, hand or game
-  (multi-round games are searched to the end of the round: the next deal is chance) and is
-  scored from the searching seat's point of view (per-game value in about ``[-1, 1]``);
+  parent's visits), untried moves first in the game's preference order (``hooks.moves``,
+  default the rules' ``legal_moves``);
+* the other seats move by the game's light policy (``hooks.rollout``) inside the tree and in
+  the rollouts; chance outcomes are dealt with the rules' ``sample_deal`` and ``apply_deal``;
+* a simulation ends at the end of the game, or earlier where the game's ``hooks.horizon``
+  says so (the end of a round whose next deal is chance), and is scored from the searching
+  seat's point of view (``hooks.value``, default the rules' ``returns``);
 * the move played is the most visited child of the root.
+
+Only three hooks are required; the optional ones and why they exist are described in
+:mod:`cardgames_env.core.search`.
 
 Moves are rules moves; for encodings that build one move over several actions (sub-steps,
 such as choosing a move's cards one at a time) the agent plays the
@@ -31,15 +35,17 @@ from __future__ import annotations
 import gc
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from cardgames_env import registry
+from cardgames_env.core.game import CHANCE
 from cardgames_env.core.masks import legal_actions, move_actions
 from cardgames_env.core.rng import make_rng
-from cardgames_env.core.search import GameAdapter
+from cardgames_env.core.search import SearchHooks
 
 SEARCH_KIND = "search"
 """Agent-kind name of the search agent (with ``:key=value`` options)."""
@@ -60,9 +66,9 @@ class SearchOptions:
         rollout: ``"policy"`` (the game's light policy, default) or ``"random"`` (uniform legal
             moves for every seat in rollouts and for the other seats in the tree).
         max_children: most moves searched at a decision of the searching seat (the game's
-            preferred ones; ``0``: the game's default).
-        epsilon: chance that the light policy plays a uniformly random legal move (``None``:
-            the game's default).
+            preferred ones; ``0``: the game's default, its hooks' ``max_children``).
+        epsilon: chance that a move of the light policy is replaced by a uniformly random
+            legal move (``0``: the game's policy alone).
     """
 
     iterations: int | None = None
@@ -70,7 +76,7 @@ class SearchOptions:
     c: float = 0.7
     rollout: str = "policy"
     max_children: int = 0
-    epsilon: float | None = None
+    epsilon: float = 0.0
 
     def budget(self, game: str) -> tuple[int | None, float | None]:
         """Return ``(iterations, seconds)`` for a game; ``None`` = no limit of that kind."""
@@ -150,6 +156,10 @@ def parse_search_options(kind: str) -> SearchOptions:
     return SearchOptions(**values)
 
 
+MAX_SIMULATION_MOVES = 2000
+"""Most moves one simulation plays before it is scored as it stands."""
+
+
 class _Node:
     """A decision of the searching seat: statistics of the move that led here and children."""
 
@@ -162,6 +172,25 @@ class _Node:
         self.avail = 1
 
 
+def load_hooks(game: str) -> SearchHooks:
+    """Return the search hooks of a registered game.
+
+    Raises:
+        ValueError: for a game without search hooks, a spec whose ``search`` is not a
+            :class:`SearchHooks`, or hooks that lack a required hook (naming it).
+    """
+    game_spec = registry.spec(game)
+    if game_spec.search is None:
+        raise ValueError(f"no search agent for game {game!r}: its spec names no search hooks")
+    hooks = game_spec.load("search")
+    if not isinstance(hooks, SearchHooks):
+        raise ValueError(f"{game}: the spec's search {game_spec.search!r} is not a SearchHooks object")
+    missing = hooks.missing()
+    if missing:
+        raise ValueError(f"{game}: the search hooks lack the required {', '.join(missing)}")
+    return hooks
+
+
 class SearchAgent:
     """IS-MCTS player of one seat of an env (see the module docstring).
 
@@ -172,7 +201,7 @@ class SearchAgent:
         seed: seed of the agent's randomness (determinizations, rollouts, tie-breaks).
 
     Raises:
-        ValueError: for a game without a search adapter or bad options.
+        ValueError: for a game without complete search hooks or bad options.
     """
 
     needs_observation = False
@@ -181,12 +210,15 @@ class SearchAgent:
     def __init__(self, env: Any, options: SearchOptions | str = "search", seed: int | None = None):
         self.env = env.unwrapped
         game = self.env.info.name
-        game_spec = registry.spec(game)
-        if game_spec.search is None:
-            raise ValueError(f"no search agent for game {game!r}")
         self.options = parse_search_options(options) if isinstance(options, str) else options
         self.game = game
-        self.adapter: GameAdapter = game_spec.load("search")(self.env.encoding, self.options.epsilon)
+        self.hooks = load_hooks(game)
+        self.rules = self.env.rules
+        # The required hooks (load_hooks has checked that they are there).
+        self.infoset = cast(Callable[[Any, int], Any], self.hooks.infoset)
+        self.resample = cast(Callable[[Any, int, np.random.Generator], Any], self.hooks.resample)
+        self.rollout = cast(Callable[[Any, np.random.Generator], Any], self.hooks.rollout)
+        self.max_children = self.options.max_children or self.hooks.max_children
         self.iterations, self.seconds = self.options.budget(game)
         self.rng = make_rng(seed)
         self._plan: list[int] = []
@@ -222,8 +254,8 @@ class SearchAgent:
     def choose_move(self, state: Any) -> Any:
         """Return the rules move the search picks for the seat to move in ``state``.
 
-        Only what that seat may know is used: the state is first reduced to a canonical member
-        of its information set (:meth:`GameAdapter.canonical`).
+        Only what that seat may know is used: the state is first replaced by the canonical
+        member of its information set (the hooks' ``infoset``).
 
         Raises:
             ValueError: for a state that is not a position of the env's game and variant with
@@ -233,7 +265,7 @@ class SearchAgent:
         (immutable states, the tree) form no reference cycles and are freed as they go, and
         a full collection in the middle of a decision would add tens of milliseconds to it.
         """
-        self.adapter.rules.validate_state(state, self.env.config)
+        self.rules.validate_state(state, self.env.config)
         paused = gc.isenabled()
         gc.disable()
         try:
@@ -242,15 +274,41 @@ class SearchAgent:
             if paused:
                 gc.enable()
 
+    def searched_moves(self, state: Any) -> list[Any]:
+        """The searching seat's moves in ``state``: the game's preferred ones, at most
+        ``max_children`` of them (all legal moves without a ``moves`` hook)."""
+        order = self.hooks.moves
+        moves = list(order(state) if order is not None else self.rules.legal_moves(state))
+        limit = self.max_children
+        return moves[:limit] if limit and len(moves) > limit else moves
+
+    def _random_move(self, state: Any, rng: np.random.Generator) -> Any:
+        """A uniformly random legal move."""
+        moves = self.rules.legal_moves(state)
+        return moves[int(rng.integers(len(moves)))]
+
+    def light_policy(self) -> Any:
+        """The light policy of the options: the game's rollout, uniform, or a mix of both."""
+        if self.options.rollout == "random":
+            return self._random_move
+        rollout = self.rollout
+        epsilon = self.options.epsilon
+        if not epsilon:
+            return rollout
+        random_move = self._random_move
+
+        def mixed(state: Any, rng: np.random.Generator) -> Any:
+            return random_move(state, rng) if rng.random() < epsilon else rollout(state, rng)
+
+        return mixed
+
     def _search(self, state: Any) -> Any:
         """:meth:`choose_move` with the collector paused."""
-        adapter = self.adapter
-        rules = adapter.rules
-        me = rules.current_player(state)
+        me = self.rules.current_player(state)
         if me < 0:
             raise ValueError("the search agent was asked to move when no seat is to move")
-        root_state = adapter.canonical(state, me)
-        root_moves = adapter.moves(root_state, self.options.max_children)
+        root_state = self.infoset(state, me)
+        root_moves = self.searched_moves(root_state)
         self.last_iterations = 0
         if len(root_moves) == 1:
             return root_moves[0]
@@ -259,6 +317,7 @@ class SearchAgent:
         children: list[_Node] = []
         rng = self.rng
         c = self.options.c
+        policy = self.light_policy()
         iterations, seconds = self.iterations, self.seconds
         deadline = time.perf_counter() + seconds if seconds is not None else math.inf
         done = 0
@@ -273,7 +332,7 @@ class SearchAgent:
                     value = child.total / child.visits + c * math.sqrt(log_n / child.visits)
                     if value > best_value:
                         index, best_value = i, value
-            self._iterate(children[index], root_moves[index], root_state, me, rng)
+            self._iterate(children[index], root_moves[index], root_state, me, policy, rng)
             done += 1
         self.last_iterations = done
         best, best_key = root_moves[0], (-1, -math.inf)
@@ -283,27 +342,34 @@ class SearchAgent:
                 best, best_key = move, key
         return best
 
-    def _iterate(self, first: _Node, move: Any, root_state: Any, me: int, rng: np.random.Generator) -> None:
+    def _iterate(
+        self, first: _Node, move: Any, root_state: Any, me: int, policy: Any, rng: np.random.Generator
+    ) -> None:
         """One simulation through the root's child ``first`` (for ``move``): determinize, play
         ``move``, select/expand along the seat's later moves, roll out, back up."""
-        adapter = self.adapter
-        rules = adapter.rules
+        hooks = self.hooks
+        rules = self.rules
         current_player = rules.current_player
-        apply = adapter.apply
-        policy = adapter.random_move if self.options.rollout == "random" else adapter.policy
+        apply = hooks.apply or rules.apply_move
+        horizon = hooks.horizon
+        searched_moves = self.searched_moves
         c = self.options.c
-        max_children = self.options.max_children
-        state = apply(rules.resample_hidden(root_state, me, rng), move)
+        state = apply(self.resample(root_state, me, rng), move)
         node = first
         path = [first]
         in_tree = first.visits > 0  # a new child of the root is the expansion of this simulation
         steps = 1
         while True:
+            if horizon is not None and horizon(state, me):
+                break
             player = current_player(state)
-            if player < 0 or adapter.stop(state, me) or steps >= adapter.max_rollout:
+            if player == CHANCE:
+                state = rules.apply_deal(state, rules.sample_deal(state, rng))
+                continue
+            if player < 0 or steps >= MAX_SIMULATION_MOVES:
                 break
             if player == me and in_tree:
-                moves = adapter.moves(state, max_children)
+                moves = searched_moves(state)
                 children = node.children
                 chosen = None
                 for candidate in moves:
@@ -332,7 +398,7 @@ class SearchAgent:
             else:
                 state = apply(state, policy(state, rng))
             steps += 1
-        value = adapter.value(root_state, state, me, rng)
+        value = hooks.value(root_state, state, me) if hooks.value is not None else rules.returns(state)[me]
         for visited in path:
             visited.visits += 1
             visited.total += value
@@ -348,5 +414,6 @@ __all__ = [
     "SearchAgent",
     "SearchOptions",
     "is_search_kind",
+    "load_hooks",
     "parse_search_options",
 ]

@@ -1,73 +1,82 @@
-"""What the search agent (:mod:`cardgames_env.agents.search`) needs from a game: ``GameAdapter``.
+"""What the generic search agent (:mod:`cardgames_env.agents.search`) needs from a game.
 
-Each game's ``search.py`` subclasses :class:`GameAdapter` (its spec's ``search``) with
+A game's spec names a :class:`SearchHooks` object (``GameSpec.search``). Three hooks are
+required:
 
-* ``canonical(state, player)``: the state with everything hidden from ``player`` re-dealt in
-  a fixed order that depends only on what ``player`` knows (two states of one information
-  set give the same result), so the search cannot use the real hidden cards and a seeded
-  search gives the same move in every state of an information set;
-* ``moves(state, limit)``: the rules moves the env's encoding can play, in the game's order
-  of preference, at most ``limit`` of them (the searched moves of the searching seat);
-* ``policy(state, rng)``: the light policy of rollouts and of the other seats (a fast model
-  of the game's heuristic agent on the rules state, with a little randomness);
-* ``value(root, state, player, rng)``: the searching seat's result at the end of the searched
-  horizon (the round, hand or game), in about ``[-1, 1]``.
+* ``infoset(state, player)``: the canonical member of ``player``'s information set: the
+  state with everything hidden from ``player`` re-dealt in a fixed order that depends only on
+  what ``player`` knows. Two states of one information set give equal results, so it is the
+  information set's key, and the search starts from it (the real hidden cards never reach it).
+* ``resample(state, player, rng)``: a random state of the same information set (the rules'
+  ``resample_hidden``).
+* ``rollout(state, rng)``: the move of the light policy that plays the other seats and the
+  rollouts (the game's heuristic in a fast form on the rules state, randomized as the game
+  sees fit).
+
+Everything else comes from the rules module of the env (``legal_moves``, ``apply_move``,
+``current_player``, ``sample_deal``/``apply_deal``, ``returns``). A few optional hooks let a
+game make the search stronger or faster where the generic default is weak; each has a
+default that knows no game:
+
+* ``moves(state)`` and ``max_children``: the searching seat's moves in the game's order of
+  preference and how many of them to search (default: ``legal_moves``, all). Needed where the
+  branching factor is in the hundreds (every exchange of cards with a market, every
+  combination of a hand): the search budget is too small to try every move once.
+* ``horizon(state, player)`` and ``value(root, state, player)``: where a simulation stops and
+  how it is scored (default: the end of the game, ``returns``). Needed for multi-round games
+  whose next round is a new deal: a round is what one decision changes, and a simulation to
+  the end of a long game is both slow and mostly noise.
+* ``apply(state, move)``: the rules' ``apply_move`` without its legality check, for moves the
+  search took from the legal moves (default: ``apply_move``). Only speed: checking a move can
+  cost as much as listing the legal moves.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+REQUIRED_HOOKS = ("infoset", "resample", "rollout")
+"""The hooks every game must supply."""
 
-class GameAdapter:
-    """What the search needs to know about one game (defaults: generic rules-module calls)."""
 
-    rules: ClassVar[Any]
-    max_rollout: ClassVar[int] = 2000
-    """Most moves one simulation plays before it is scored as it stands."""
-    default_children: ClassVar[int] = 0
-    """Most moves searched at a decision of the searching seat (0 = all)."""
-    default_epsilon: ClassVar[float] = 0.1
-    """Chance that the light policy plays a uniformly random legal move instead of its choice."""
+@dataclass(frozen=True)
+class SearchHooks:
+    """What the search needs from one game (see the module docstring).
 
-    def __init__(self, encoding: Any, epsilon: float | None = None):
-        self.encoding = encoding
-        self.config = encoding.config
-        self.epsilon = self.default_epsilon if epsilon is None else epsilon
+    Attributes:
+        infoset: ``infoset(state, player)``, the canonical state of ``player``'s
+            information set.
+        resample: ``resample(state, player, rng)``, a random state of that information set.
+        rollout: ``rollout(state, rng)``, the light policy's move for the seat to move.
+        moves: ``moves(state)``, the searching seat's moves, best first (``None``: the rules'
+            ``legal_moves``). Every move must be legal and playable by the env's encoding.
+        max_children: most of those moves searched (``0``: all).
+        horizon: ``horizon(state, player)``, true where a simulation stops before the game's
+            end (``None``: play to the end, dealing chance outcomes with the rules).
+        value: ``value(root, state, player)``, the searching seat's result where a simulation
+            stopped, in about ``[-1, 1]``; ``root`` is the searched position (``None``: the
+            rules' ``returns`` for ``player``).
+        apply: ``apply(state, move)`` for a move known to be legal (``None``: ``apply_move``).
+    """
 
-    def canonical(self, state: Any, player: int) -> Any:
-        """Return the state with ``player``'s hidden information re-dealt in a fixed order."""
-        raise NotImplementedError
+    infoset: Callable[[Any, int], Any] | None = None
+    resample: Callable[[Any, int, np.random.Generator], Any] | None = None
+    rollout: Callable[[Any, np.random.Generator], Any] | None = None
+    moves: Callable[[Any], Sequence[Any]] | None = None
+    max_children: int = 0
+    horizon: Callable[[Any, int], bool] | None = None
+    value: Callable[[Any, Any, int], float] | None = None
+    apply: Callable[[Any, Any], Any] | None = None
 
-    def legal(self, state: Any) -> list[Any]:
-        """Legal moves the encoding can play, in order of preference."""
-        return list(self.rules.legal_moves(state))
+    def __post_init__(self) -> None:
+        limit = self.max_children
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise ValueError(f"max_children must be a non-negative integer, got {self.max_children!r}")
 
-    def moves(self, state: Any, limit: int = 0) -> list[Any]:
-        """The searched moves: the first ``limit`` of :meth:`legal` (0: the game's default)."""
-        moves = self.legal(state)
-        limit = limit or self.default_children
-        return moves[:limit] if limit and len(moves) > limit else moves
-
-    def apply(self, state: Any, move: Any) -> Any:
-        """Apply a legal move."""
-        return self.rules.apply_move(state, move)
-
-    def random_move(self, state: Any, rng: np.random.Generator) -> Any:
-        """A uniformly random legal move."""
-        moves = self.rules.legal_moves(state)
-        return moves[int(rng.integers(len(moves)))]
-
-    def policy(self, state: Any, rng: np.random.Generator) -> Any:
-        """The light policy's move (default: random)."""
-        return self.random_move(state, rng)
-
-    def stop(self, state: Any, player: int) -> bool:
-        """True when the searched horizon ends early for ``player`` (e.g. it is out)."""
-        return False
-
-    def value(self, root: Any, state: Any, player: int, rng: np.random.Generator) -> float:
-        """``player``'s result at the end of a simulation."""
-        raise NotImplementedError
+    def missing(self) -> list[str]:
+        """The names of the required hooks left empty."""
+        return [name for name in REQUIRED_HOOKS if not callable(getattr(self, name))]

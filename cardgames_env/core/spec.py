@@ -41,8 +41,8 @@ class GameSpec:
             :class:`~cardgames_env.core.engine.VectorEnv` subclass), or ``None``.
         heuristic: ``"module:Class"`` of the rule-based agent, built as ``Class(encoding,
             seed=...)``, or ``None``.
-        search: ``"module:Class"`` of the search agent's game hooks (a
-            :class:`~cardgames_env.core.search.GameAdapter` subclass), or ``None``.
+        search: ``"module:attribute"`` of the search agent's game hooks (a
+            :class:`~cardgames_env.core.search.SearchHooks` object), or ``None``.
         view: the module that describes a position for the browser (see
             :mod:`cardgames_env.core.view`), or ``None``.
         search_iterations: the search agent's iterations per decision by default.

@@ -1,17 +1,24 @@
-"""The IS-MCTS search agent: options, information sets (no peeking), determinism, legality."""
+"""The IS-MCTS search agent: options, hooks, information sets (no peeking), determinism,
+legality, pinned decisions, and that the algorithm knows no game."""
 
 from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cardgames_env import registry
 from cardgames_env.agents import make_agent
-from cardgames_env.agents.search import SearchAgent, SearchOptions, parse_search_options
+from cardgames_env.agents.search import SearchAgent, SearchOptions, load_hooks, parse_search_options
 from cardgames_env.cli import main
 from cardgames_env.core.game import CHANCE
-from cardgames_env.envs.haggle.search import haggle_hand_value
+from cardgames_env.core.search import SearchHooks
+from cardgames_env.envs.haggle.heuristic import hand_value
 from cardgames_env.envs.red7.cards import card_str, parse_cards
-from cardgames_env.registry import ALL_ENVS, load, spec
+from cardgames_env.registry import ALL_ENVS, load
 from cardgames_env.training.evaluate import play_game
 
 VARIANTS = [
@@ -19,6 +26,9 @@ VARIANTS = [
     for name in ALL_ENVS
     for i, options in enumerate(load(name).TEST_VARIANTS)
 ]
+
+
+DECISIONS = Path(__file__).parent / "data" / "search_decisions.json"
 
 
 def positions(name: str, options: dict, games: int = 2, every: int = 3, limit: int = 12) -> list:
@@ -99,17 +109,19 @@ def test_canonical_state_depends_only_on_the_seats_information(name, options):
     and the canonical state shows the seat exactly its own observation."""
     raw = load(name).raw_env(**options)
     rules, encoding = raw.rules, raw.encoding
-    adapter = spec(raw.info.name).load("search")(encoding)
+    hooks = load_hooks(raw.info.name)
+    agent = SearchAgent(raw, "search:iterations=1")
     rng = np.random.default_rng(3)
     for state in positions(name, options):
         player = rules.current_player(state)
-        canonical = adapter.canonical(state, player)
+        canonical = hooks.infoset(state, player)
         for _ in range(2):
-            other = rules.resample_hidden(state, player, rng)
-            assert adapter.canonical(other, player) == canonical
+            other = hooks.resample(state, player, rng)
+            assert hooks.infoset(other, player) == canonical
         seen = encoding.observe(encoding.to_decision(state), player)
         assert np.array_equal(encoding.observe(encoding.to_decision(canonical), player), seen)
-        assert set(adapter.legal(canonical)) == set(adapter.legal(state))
+        assert agent.searched_moves(canonical) == agent.searched_moves(state)
+        assert set(agent.searched_moves(state)) <= set(rules.legal_moves(state))
 
 
 @pytest.mark.parametrize("name", ALL_ENVS)
@@ -191,7 +203,7 @@ def test_haggle_hand_value_matches_the_heuristics_vector_version():
     rng = np.random.default_rng(0)
     hands = rng.integers(0, 8, size=(200, 5))
     expected = hand_values(hands, 4)
-    got = [haggle_hand_value(tuple(int(v) for v in h), 4) for h in hands]
+    got = [hand_value(tuple(int(v) for v in h), 4) for h in hands]
     assert np.allclose(got, expected)
 
 
@@ -255,3 +267,127 @@ def test_a_decision_pauses_the_collector_and_restores_its_setting(enabled, monke
         (gc.enable if was else gc.disable)()
     assert seen and not any(seen)  # every simulation ran with the collector off
     assert after is enabled  # and the caller's setting is back afterwards
+
+
+# -- pinned decisions -----------------------------------------------------------------------------
+
+
+def search_decisions() -> dict[str, list[str]]:
+    """The moves of ``search:iterations=40`` (seed = the position's index) in
+    :func:`positions` (up to 12) of every test variant, keyed ``"<env>-<variant index>"``."""
+    decisions = {}
+    for name in ALL_ENVS:
+        for i, options in enumerate(load(name).TEST_VARIANTS):
+            raw = load(name).raw_env(**options)
+            found = positions(name, options, limit=6)
+            agents = [SearchAgent(raw, "search:iterations=40", seed=k) for k in range(len(found))]
+            decisions[f"{name}-{i}"] = [str(agent.choose_move(state)) for agent, state in zip(agents, found)]
+    return decisions
+
+
+def test_decisions_match_the_pinned_ones():
+    """The search's moves in fixed positions of every test variant, pinned in
+    ``data/search_decisions.json``: any change of the search or of a game's hooks that alters
+    a decision shows here. Regenerate the file (``python -m tests.agents.test_search``) only
+    for a change meant to alter the search's play."""
+    pinned = json.loads(DECISIONS.read_text())
+    got = search_decisions()
+    assert set(got) == set(pinned)
+    for key, moves in got.items():
+        assert moves == pinned[key], key
+
+
+# -- the algorithm knows no game ------------------------------------------------------------------
+
+
+def test_the_search_module_names_no_game():
+    import cardgames_env.agents.search as search_module
+    import cardgames_env.core.search as hooks_module
+
+    for module in (search_module, hooks_module):
+        text = Path(module.__file__).read_text().lower()
+        for game in ALL_ENVS:
+            assert registry.spec(game).game not in text, (module.__name__, game)
+
+
+def test_a_game_with_only_the_three_required_hooks_is_searched():
+    """High Card (defined in the tests) supplies only its information set, resampler and
+    rollout: the search plays whole games from either seat, always legally (the raw env raises
+    on an illegal action), and finds the one move that can still win a position (derived by
+    hand in ``tests/sixth_game``: P0 led 9 and 5 after winning 9-1, P1 holds 3 and 8; only
+    the 8 keeps P1's chance of winning the game)."""
+    from tests.sixth_game import SPEC, registered
+    from tests.sixth_game import rules as highcard
+    from tests.sixth_game.search import HOOKS
+
+    optional = (HOOKS.moves, HOOKS.horizon, HOOKS.value, HOOKS.apply, HOOKS.max_children)
+    assert optional == (None, None, None, None, 0)
+    with registered():
+        env = registry.load(SPEC.env_name).raw_env()
+        for game in range(6):
+            seat = game % 2
+            agents = [make_agent("search" if s == seat else "random", env, seed=game) for s in range(2)]
+            record = play_game(env, agents, seed=game)
+            assert record.steps > 0 and not env.agents
+        ids = {number: 1 << (number - 1) for number in range(1, 10)}
+        deal = highcard.Deal((ids[9] | ids[5] | ids[4], ids[1] | ids[3] | ids[8]))
+        state = highcard.new_game(highcard.Config(), deal)
+        for number in (9, 1, 5):
+            state = highcard.apply_move(state, highcard.Play(number - 1))
+        for seed in range(3):
+            assert SearchAgent(env, seed=seed).choose_move(state) == highcard.Play(7)
+
+
+def test_missing_hooks_are_named(monkeypatch):
+    from tests.sixth_game import SPEC, registered
+    from tests.sixth_game import search as highcard_search
+
+    with registered():
+        env = registry.load(SPEC.env_name).raw_env()
+        no_rollout = dataclasses.replace(highcard_search.HOOKS, rollout=None)
+        monkeypatch.setattr(highcard_search, "HOOKS", no_rollout)
+        with pytest.raises(ValueError, match="lack the required rollout"):
+            SearchAgent(env)
+        monkeypatch.setattr(highcard_search, "HOOKS", SearchHooks(infoset=highcard_search.canonical))
+        with pytest.raises(ValueError, match="lack the required resample, rollout"):
+            SearchAgent(env)
+        monkeypatch.setattr(highcard_search, "HOOKS", object())
+        with pytest.raises(ValueError, match="not a SearchHooks"):
+            SearchAgent(env)
+
+
+def test_a_game_without_search_hooks_has_no_search_agent():
+    from tests.sixth_game import SPEC
+
+    bare = dataclasses.replace(SPEC, search=None)
+    registry.register_game(bare)
+    try:
+        with pytest.raises(ValueError, match="no search agent for game 'highcard'"):
+            SearchAgent(registry.load(bare.env_name).raw_env())
+    finally:
+        registry.unregister_game(bare.env_name)
+
+
+def test_bad_max_children_in_hooks_is_a_value_error():
+    with pytest.raises(ValueError, match="max_children"):
+        SearchHooks(max_children=-1)
+
+
+def test_epsilon_mixes_uniform_legal_moves_into_the_policy():
+    """``epsilon=1`` replaces every light-policy move by a uniformly random legal one: the
+    same draws as ``rollout=random`` after one ``random()`` each, so over many draws both see
+    every legal move; ``epsilon=0`` calls the game's policy alone."""
+    raw = load("gongzhu_v0").raw_env()
+    raw.reset(seed=0)
+    state = raw.game_state()
+    legal = set(raw.rules.legal_moves(state))
+    policy = SearchAgent(raw, "search:epsilon=1", seed=0).light_policy()
+    rng = np.random.default_rng(0)
+    drawn = {policy(state, rng) for _ in range(400)}
+    assert drawn == legal and len(legal) > 1
+    assert SearchAgent(raw, "search", seed=0).light_policy() is load_hooks("gongzhu").rollout
+
+
+if __name__ == "__main__":
+    DECISIONS.write_text(json.dumps(search_decisions(), indent=1) + "\n")
+    print(f"wrote {DECISIONS}")

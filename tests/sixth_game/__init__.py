@@ -15,7 +15,7 @@ SPEC = GameSpec(
     package=__name__,
     env=f"{__name__}.env:HighCardEnv",
     heuristic=f"{__name__}.heuristic:HighCardHeuristic",
-    search=f"{__name__}.search:HighCardAdapter",
+    search=f"{__name__}.search:HOOKS",
     view=f"{__name__}.view",
     search_iterations=40,
 )

@@ -109,7 +109,7 @@ def test_search_agent_plays_from_the_seats_information_and_finds_the_only_hope(s
     rng = np.random.default_rng(1)
     for _ in range(5):  # the canonical state depends only on what seat 1 knows
         other = highcard.resample_hidden(state, 1, rng)
-        assert agent.adapter.canonical(other, 1) == agent.adapter.canonical(state, 1)
+        assert agent.hooks.infoset(other, 1) == agent.hooks.infoset(state, 1)
     raw.set_game_state(state)
     action = agent.act(raw.observe("player_1")["observation"], raw.action_mask())
     assert raw.action_to_string(action) == "play 8"

@@ -8,7 +8,7 @@ SPEC = GameSpec(
     env=f"{__name__}.env:GongZhuEnv",
     kernel=f"{__name__}.kernel:GongZhuVectorEnv",
     heuristic=f"{__name__}.heuristic:GongZhuHeuristic",
-    search=f"{__name__}.search:GongZhuAdapter",
+    search=f"{__name__}.search:HOOKS",
     view=f"{__name__}.view",
     search_iterations=120,
 )

@@ -5,9 +5,9 @@ when it is cheap, dump the pig and high hearts when void, lead low cards of safe
 
 It decides for a batch of rows at once (:meth:`GongZhuHeuristic.act_batch`, what the batched
 engines' opponents call; :meth:`~GongZhuHeuristic.act` is a batch of one): one compiled loop
-over the rows plays :func:`follow_card`'s and the lead's rules, which stay the readable
-reference (the search agent's light policy plays :func:`follow_card` too); a test holds the
-two to the same cards.
+over the rows plays :func:`follow_card`'s and :func:`lead_card`'s rules, which stay the
+readable reference (the search agent's light policy plays them too, on the rules state:
+:func:`choose_card`); a test holds the two to the same cards.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from cardgames_env.core.cards import cards_of
 from cardgames_env.core.masks import legal_actions, legal_rows
 from cardgames_env.core.rng import make_rng
+from cardgames_env.envs.gongzhu import rules
 from cardgames_env.envs.gongzhu.cards import GOAT, HEARTS, PIG, SPADES
 from cardgames_env.envs.gongzhu.encoding import LAYOUT, GongZhuEncoding
 
@@ -81,11 +83,29 @@ class GongZhuHeuristic:
         return _decide(np.ascontiguousarray(legal), np.ascontiguousarray(trick), led, pig_out)
 
     def _lead(self, legal: list[int], pig_out: bool) -> int:
-        def danger(card: int) -> tuple[int, int, int]:
-            risky = card == PIG or (pig_out and card in (ACE_OF_SPADES, KING_OF_SPADES))
-            return (int(risky), int(_suit(card) == HEARTS and _rank(card) >= 3), _rank(card))
+        return lead_card(legal, pig_out)
 
-        return min(legal, key=danger)
+
+def lead_card(legal: Sequence[int], pig_out: bool) -> int:
+    """The heuristic's lead: the lowest card that is neither the pig (nor, once the pig is
+    out, a high spade) nor a heart worth points, else the least dangerous."""
+
+    def danger(card: int) -> tuple[int, int, int]:
+        risky = card == PIG or (pig_out and card in (ACE_OF_SPADES, KING_OF_SPADES))
+        return (int(risky), int(_suit(card) == HEARTS and _rank(card) >= 3), _rank(card))
+
+    return min(legal, key=danger)
+
+
+def choose_card(state: rules.State) -> int:
+    """The heuristic's card for the seat to play in a rules ``state`` (it reads only public
+    facts and that seat's hand): the search agent's light policy."""
+    seat = (state.leader + len(state.trick)) % 4
+    legal = list(cards_of(rules.legal_mask(state)))
+    pig_out = not (state.hands[seat] >> PIG & 1) and not any(p >> PIG & 1 for p in state.played)
+    if not state.trick:
+        return lead_card(legal, pig_out)
+    return follow_card(legal, state.trick, state.trick[0] // 13, pig_out)
 
 
 def follow_card(legal: Sequence[int], trick: Sequence[int], led: int, pig_out: bool) -> int:

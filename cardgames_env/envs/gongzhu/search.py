@@ -1,98 +1,89 @@
-"""The search agent's hooks for Gong Zhu (:class:`~cardgames_env.core.search.GameAdapter`)."""
+"""Gong Zhu's search hooks: searched to the end of the hand; the policy is the heuristic's
+card play (see :mod:`cardgames_env.core.search`)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
 from cardgames_env.core.cards import cards_of, mask_of
-from cardgames_env.core.search import GameAdapter
+from cardgames_env.core.game import CHANCE
+from cardgames_env.core.search import SearchHooks
 
 from . import rules as gz
-from .cards import HEARTS, PIG, SPADES
-from .heuristic import follow_card
+from .heuristic import choose_card
 
-ACE_OF_SPADES = SPADES * 13 + 12
-KING_OF_SPADES = SPADES * 13 + 11
-
-
-def _gz_lead(legal: list[int], pig_out: bool) -> int:
-    def danger(card: int) -> tuple[int, int, int]:
-        risky = card == PIG or (pig_out and card in (ACE_OF_SPADES, KING_OF_SPADES))
-        return (int(risky), int(card // 13 == HEARTS and card % 13 >= 3), card % 13)
-
-    return min(legal, key=danger)
+ROLLOUT_EPSILON = 0.1
+"""Chance that the rollout policy plays a uniformly random legal card."""
 
 
-def _gz_choice(state: Any) -> int:
-    """The Gong Zhu heuristic's card in ``state`` (it reads only public facts and its hand)."""
-    seat = (state.leader + len(state.trick)) % 4
-    legal = list(cards_of(gz.legal_mask(state)))
-    pig_out = not (state.hands[seat] >> PIG & 1) and not any(p >> PIG & 1 for p in state.played)
-    if not state.trick:
-        return _gz_lead(legal, pig_out)
-    return follow_card(legal, state.trick, state.trick[0] // 13, pig_out)
+def canonical(state: gz.State, player: int) -> gz.State:
+    """``player``'s information set's canonical state: the other hands re-dealt, suit by
+    suit in card order, in the first split that respects every shown void."""
+    others = [s for s in range(4) if s != player]
+    hidden = 0
+    for s in others:
+        hidden |= state.hands[s]
+    # Public fact ("Play of a hand"): in hand 1 the unplayed ♠2 is with the first leader.
+    holder = gz.spade_two_holder(state)
+    fixed = 1 << gz.SPADE_TWO if holder in others else 0
+    hidden &= ~fixed
+    by_suit = [list(cards_of(hidden & gz.SUIT_MASKS[suit])) for suit in range(4)]
+    room = [state.hands[s].bit_count() - (s == holder and fixed != 0) for s in others]
+    counts = _split_suits(
+        [len(cards) for cards in by_suit],
+        room,
+        [[not state.voids[s] >> suit & 1 for s in others] for suit in range(4)],
+    )
+    if counts is None:  # pragma: no cover - the real deal is always a solution
+        raise RuntimeError("no deal of the hidden cards fits the shown voids")
+    hands = list(state.hands)
+    for s in others:
+        hands[s] = fixed if s == holder else 0
+    for suit, cards in enumerate(by_suit):
+        pos = 0
+        for i, s in enumerate(others):
+            k = counts[suit][i]
+            hands[s] |= mask_of(cards[pos : pos + k])
+            pos += k
+    return state._replace(hands=tuple(hands))
 
 
-class GongZhuAdapter(GameAdapter):
-    """Gong Zhu: searched to the end of the hand; the policy is the heuristic's card play."""
 
-    rules: ClassVar[Any] = gz
+def ordered_moves(state: gz.State) -> list[gz.Play]:
+    """The legal cards, the heuristic's card first."""
+    cards = list(cards_of(gz.legal_mask(state)))
+    if len(cards) > 1:
+        first = choose_card(state)
+        cards.remove(first)
+        cards.insert(0, first)
+    return [gz.Play(c) for c in cards]
 
-    def canonical(self, state: Any, player: int) -> Any:
-        others = [s for s in range(4) if s != player]
-        hidden = 0
-        for s in others:
-            hidden |= state.hands[s]
-        # Public fact ("Play of a hand"): in hand 1 the unplayed ♠2 is with the first leader.
-        holder = gz.spade_two_holder(state)
-        fixed = 1 << gz.SPADE_TWO if holder in others else 0
-        hidden &= ~fixed
-        by_suit = [list(cards_of(hidden & gz.SUIT_MASKS[suit])) for suit in range(4)]
-        room = [state.hands[s].bit_count() - (s == holder and fixed != 0) for s in others]
-        counts = _split_suits(
-            [len(cards) for cards in by_suit],
-            room,
-            [[not state.voids[s] >> suit & 1 for s in others] for suit in range(4)],
-        )
-        if counts is None:  # pragma: no cover - the real deal is always a solution
-            raise RuntimeError("no deal of the hidden cards fits the shown voids")
-        hands = list(state.hands)
-        for s in others:
-            hands[s] = fixed if s == holder else 0
-        for suit, cards in enumerate(by_suit):
-            pos = 0
-            for i, s in enumerate(others):
-                k = counts[suit][i]
-                hands[s] |= mask_of(cards[pos : pos + k])
-                pos += k
-        return state._replace(hands=tuple(hands))
 
-    def legal(self, state: Any) -> list[Any]:
-        cards = list(cards_of(gz.legal_mask(state)))
-        if len(cards) > 1:
-            first = _gz_choice(state)
-            cards.remove(first)
-            cards.insert(0, first)
-        return [gz.Play(c) for c in cards]
-
-    def apply(self, state: Any, move: Any) -> Any:
-        return gz.play_checked_card(state, move.card)
-
-    def random_move(self, state: Any, rng: np.random.Generator) -> Any:
+def rollout(state: gz.State, rng: np.random.Generator) -> gz.Play:
+    """The heuristic's card, or one time in ten a uniformly random legal card."""
+    if rng.random() < ROLLOUT_EPSILON:
         cards = list(cards_of(gz.legal_mask(state)))
         return gz.Play(cards[int(rng.integers(len(cards)))])
+    return gz.Play(choose_card(state))
 
-    def policy(self, state: Any, rng: np.random.Generator) -> Any:
-        if rng.random() < self.epsilon:
-            return self.random_move(state, rng)
-        return gz.Play(_gz_choice(state))
 
-    def value(self, root: Any, state: Any, player: int, rng: np.random.Generator) -> float:
-        points = state.hand_points
-        others = (sum(points) - points[player]) / 3
-        return (points[player] - others) / 200
+def hand_over(state: gz.State, player: int) -> bool:
+    """The horizon: the hand is over (the next deal is chance)."""
+    return gz.current_player(state) == CHANCE
+
+
+def value(root: gz.State, state: gz.State, player: int) -> float:
+    """The hand's points against the other seats' mean, scaled."""
+    points = state.hand_points
+    others = (sum(points) - points[player]) / 3
+    return (points[player] - others) / 200
+
+
+def apply(state: gz.State, move: gz.Play) -> gz.State:
+    """Play a card known to be legal."""
+    return gz.play_checked_card(state, move.card)
 
 
 def _split_suits(sizes: list[int], room: list[int], allowed: list[list[bool]]) -> list[list[int]] | None:
@@ -119,3 +110,15 @@ def _split_suits(sizes: list[int], room: list[int], allowed: list[list[bool]]) -
         if tail is not None:
             return [split, *tail]
     return None
+
+
+HOOKS = SearchHooks(
+    infoset=canonical,
+    resample=gz.resample_hidden,
+    rollout=rollout,
+    moves=ordered_moves,
+    horizon=hand_over,
+    value=value,
+    apply=apply,
+)
+"""Gong Zhu's search hooks."""

@@ -8,7 +8,7 @@ SPEC = GameSpec(
     env=f"{__name__}.env:HaggisEnv",
     kernel=f"{__name__}.kernel:HaggisVectorEnv",
     heuristic=f"{__name__}.heuristic:HaggisHeuristic",
-    search=f"{__name__}.search:HaggisAdapter",
+    search=f"{__name__}.search:HOOKS",
     view=f"{__name__}.view",
     search_iterations=20,
 )

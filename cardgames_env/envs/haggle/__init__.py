@@ -8,7 +8,7 @@ SPEC = GameSpec(
     env=f"{__name__}.env:HaggleEnv",
     kernel=f"{__name__}.kernel:HaggleVectorEnv",
     heuristic=f"{__name__}.heuristic:HaggleHeuristic",
-    search=f"{__name__}.search:HaggleAdapter",
+    search=f"{__name__}.search:HOOKS",
     view=f"{__name__}.view",
     search_iterations=150,
 )

@@ -12,7 +12,7 @@ loop over the rows, which looks every hand up in a table of :func:`hand_values`.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 from numba import njit
@@ -53,6 +53,25 @@ def hand_values(hands: np.ndarray, num_players: int) -> np.ndarray:
     value = np.where(pyramid, 2 * value, value)  # modifier 8
     value -= 2.0 * np.maximum(size - 13, 0)  # modifier 12: surplus cards are wasted
     return np.where(hands.max(axis=1) >= 7, value - 80.0, value)  # modifier 6: avoid at all costs
+
+
+@lru_cache(maxsize=1 << 16)
+def hand_value(hand: tuple[int, ...], num_players: int) -> float:
+    """One hand's :func:`hand_values`, in plain Python (the search agent's light policy)."""
+    y, b, r, o, w = hand
+    white = 0 if w > 3 else 5
+    orange = min(o, b)
+    value = float(y + 2 * b + 3 * r + 4 * orange + white * w)
+    value += 10 * min(hand) + white * min(y // 2, w) + 12 * min(b // 3, orange)
+    value += 0.6 * y * y if y >= 4 else 3.0 if y == 3 else 0.0
+    value += 1.8 * r if r >= 4 else 0.0
+    value += 10.0 * (num_players - 1) / num_players if b >= 5 else 0.0
+    value += 3.0 * min(r // 3, 2)
+    size = sum(hand)
+    if size == 10 and sorted(hand) == [0, 1, 2, 3, 4]:
+        value *= 2
+    value -= 2.0 * max(size - 13, 0)
+    return value - 80.0 if max(hand) >= 7 else value
 
 
 @cache

@@ -8,7 +8,7 @@ SPEC = GameSpec(
     env=f"{__name__}.env:JaipurEnv",
     kernel=f"{__name__}.kernel:JaipurVectorEnv",
     heuristic=f"{__name__}.heuristic:JaipurHeuristic",
-    search=f"{__name__}.search:JaipurAdapter",
+    search=f"{__name__}.search:HOOKS",
     view=f"{__name__}.view",
     search_iterations=60,
 )

@@ -8,7 +8,7 @@ SPEC = GameSpec(
     env=f"{__name__}.env:Red7Env",
     kernel=f"{__name__}.kernel:Red7VectorEnv",
     heuristic=f"{__name__}.heuristic:Red7Heuristic",
-    search=f"{__name__}.search:Red7Adapter",
+    search=f"{__name__}.search:HOOKS",
     view=f"{__name__}.view",
     search_iterations=450,
 )

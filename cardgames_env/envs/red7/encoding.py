@@ -67,6 +67,33 @@ def pair_action(play: int, discard: int) -> int:
     return PAIR0 + 48 * play + (discard if discard < play else discard - 1)
 
 
+def move_action(move: Move) -> int:
+    """Return the action of a move (it does not depend on the state).
+
+    Raises:
+        ValueError: for a pair whose cards are the same, or what is not a Red7 move.
+    """
+    if isinstance(move, Play):
+        return PLAY0 + move.card
+    if isinstance(move, Discard):
+        return DISCARD0 + move.card
+    if isinstance(move, PlayDiscard):
+        if move.play == move.discard:
+            raise ValueError("the palette card and the canvas card must differ")
+        return pair_action(move.play, move.discard)
+    if isinstance(move, GiveUp):
+        return GIVE_UP
+    if isinstance(move, Take):
+        return TAKE0 + move.card
+    if isinstance(move, SevenCanvas):
+        return CANVAS0 + move.card
+    if isinstance(move, SevenDeck):
+        return DECK0 + move.card
+    if isinstance(move, EndTurn):
+        return END_TURN
+    raise ValueError(f"not a Red7 move: {move!r}")
+
+
 def _decode_table() -> tuple[Move, ...]:
     table: list[Move] = []
     table += [Play(c) for c in range(49)]
@@ -322,25 +349,7 @@ class Red7Encoding(Encoding):
     # -- actions -------------------------------------------------------------------------------
     def encode(self, state: State, move: Move) -> int:
         """Return the action of a move."""
-        if isinstance(move, Play):
-            return PLAY0 + move.card
-        if isinstance(move, Discard):
-            return DISCARD0 + move.card
-        if isinstance(move, PlayDiscard):
-            if move.play == move.discard:
-                raise ValueError("the palette card and the canvas card must differ")
-            return pair_action(move.play, move.discard)
-        if isinstance(move, GiveUp):
-            return GIVE_UP
-        if isinstance(move, Take):
-            return TAKE0 + move.card
-        if isinstance(move, SevenCanvas):
-            return CANVAS0 + move.card
-        if isinstance(move, SevenDeck):
-            return DECK0 + move.card
-        if isinstance(move, EndTurn):
-            return END_TURN
-        raise ValueError(f"not a Red7 move: {move!r}")
+        return move_action(move)
 
     def decode(self, state: State, action: int) -> Move:
         """Return the move of an action."""
@@ -447,6 +456,6 @@ def render_state(state: State, viewer: int | None) -> str:
 
 
 __all__ = [
-    "ACTIONS", "DECODE", "LAYOUT", "Red7Encoding", "layout_for", "main_mask_actions", "pair_action",
-    "render_state",
+    "ACTIONS", "DECODE", "LAYOUT", "Red7Encoding", "layout_for", "main_mask_actions", "move_action",
+    "pair_action", "render_state",
 ]
