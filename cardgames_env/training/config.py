@@ -11,6 +11,7 @@ import copy
 import json
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
@@ -329,3 +330,248 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
                          f"(advantages are normalised per mini-batch), got {ppo.get('batch_size')}")
     if ppo.get("n_steps", 2048) * config["n_envs"] < 2:
         raise ValueError("ppo.n_steps x n_envs must be >= 2 (a rollout of one step cannot be normalised)")
+
+
+# --- the typed settings of one run ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """MaskablePPO's settings (the ``ppo`` section, the batched engine's ``vector.ppo`` over it
+    when ``engine`` is ``"vector"``); the defaults are MaskablePPO's own.
+
+    ``learning_rate`` and the clip ranges may also be SB3 schedules (callables) from the Python API.
+    """
+
+    learning_rate: Any = 3e-4
+    n_steps: int = 2048
+    batch_size: int = 64
+    n_epochs: int = 10
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: Any = 0.2
+    clip_range_vf: Any = None
+    normalize_advantage: bool = True
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    stats_window_size: int = 100
+    net_arch: Any = field(default_factory=lambda: [64, 64])
+    """Hidden widths of the actor and critic: a list, or ``{"pi": [...], "vf": [...]}``."""
+
+    def model_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``MaskablePPO`` these settings give (``net_arch`` goes in
+        ``policy_kwargs``, which the trainer builds)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "net_arch"}
+
+
+@dataclass(frozen=True)
+class DMCConfig:
+    """Deep Monte-Carlo's settings (the ``dmc`` section; see :mod:`cardgames_env.training.dmc`)."""
+
+    n_envs: int = 256
+    learning_rate: float = 1e-3
+    batch_size: int = 1024
+    epsilon: float = 0.05
+    gamma: float = 1.0
+    max_grad_norm: float = 40.0
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+
+
+@dataclass(frozen=True)
+class VectorSection:
+    """The batched engine's overrides for PPO (the ``vector`` section): its ``n_envs`` and the
+    ``ppo`` settings that replace the AEC path's."""
+
+    n_envs: int = 256
+    ppo: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ImitationConfig:
+    """The start from a teacher's games (the ``imitation`` section; see
+    :mod:`cardgames_env.training.imitation`). ``games`` 0: no imitation. The defaults here and
+    in the other sections are ``configs/default.json``'s, for settings built in Python."""
+
+    games: int = 0
+    teacher: str = "search"
+    opponents: str = "heuristic"
+    workers: int = 2
+    epochs: int = 15
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    value_coef: float = 0.5
+    margin: float = 0.5
+    anchor: float = 1.0
+    dmc_start: str = "prior"
+    prior_weight: float = 0.1
+
+    def source(self) -> dict[str, Any] | None:
+        """What the run imitates (``games``, ``teacher``, ``opponents``, as the sidecar records
+        it), or ``None`` without imitation games."""
+        if self.games <= 0:
+            return None
+        return {"games": self.games, "teacher": self.teacher, "opponents": self.opponents}
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """The evaluations against random during training and the final ones (the ``eval`` section)."""
+
+    points: int = 10
+    games: int = 40
+    final_games: int = 400
+    seed: int = 1_000_000
+    metric: str = "points"
+    every: int | None = None
+    """Learner steps between evaluations; ``None``: ``timesteps / points``."""
+
+    def interval(self, timesteps: int) -> int:
+        """Learner steps between two evaluations of a run of ``timesteps`` steps."""
+        return self.every or max(timesteps // max(self.points, 1), 1)
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """Self-play snapshots and how the opponent pool samples them (the ``selfplay`` section)."""
+
+    snapshot_every: int = 25_000
+    sampling: str = "snapshots"
+    snapshot_prob: float = 0.5
+    window: int = 5
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Every setting of one training run, resolved and validated (:func:`resolve_config`).
+
+    ``n_envs`` is the number of games the learner plays at once, whichever section it came
+    from (``n_envs``, ``vector.n_envs`` or ``dmc.n_envs``, or ``--n-envs``); ``ppo`` holds the
+    PPO settings in force (``vector.ppo`` already applied on the batched engine).
+    """
+
+    timesteps: int
+    n_envs: int
+    algo: str = "ppo"
+    engine: str = "aec"
+    vec_env: str = "dummy"
+    opponents: str = "selfplay"
+    learner_seat: int | None = None
+    torch_threads: int | None = 1
+    checkpoint_every: int = 50_000
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    dmc: DMCConfig = field(default_factory=DMCConfig)
+    vector: VectorSection = field(default_factory=VectorSection)
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+
+    @property
+    def batched(self) -> bool:
+        """Whether the learner plays on the batched engine."""
+        return self.engine == "vector"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The settings as a JSON object, the shape of a config file (a run's ``config.json``)."""
+        return {
+            "timesteps": self.timesteps, "n_envs": self.n_envs, "vec_env": self.vec_env,
+            "engine": self.engine, "algo": self.algo, "vector": asdict(self.vector),
+            "opponents": self.opponents,
+            "learner_seat": self.learner_seat, "torch_threads": self.torch_threads, "ppo": asdict(self.ppo),
+            "dmc": asdict(self.dmc), "eval": asdict(self.eval), "checkpoint_every": self.checkpoint_every,
+            "selfplay": asdict(self.selfplay), "imitation": asdict(self.imitation),
+        }
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Values given on the command line (or to :func:`~cardgames_env.training.train.train`);
+    ``None`` leaves the config's value."""
+
+    timesteps: int | None = None
+    opponents: str | None = None
+    n_envs: int | None = None
+    vec_env: str | None = None
+    engine: str | None = None
+    algo: str | None = None
+    eval_games: int | None = None
+    imitation_games: int | None = None
+    imitation_teacher: str | None = None
+
+
+def _select_sections(settings: dict[str, Any]) -> None:
+    """Apply the section of the engine in use to ``settings``, in place: ``dmc.n_envs`` for DMC,
+    ``vector.n_envs`` and ``vector.ppo`` for PPO on the batched engine. A section of the wrong
+    shape is left for validation to name."""
+    dmc, batched = settings.get("dmc", {}), settings.get("vector", {})
+    if settings.get("engine") != "vector":
+        return
+    if settings.get("algo") == "dmc":
+        if isinstance(dmc, Mapping) and "n_envs" in dmc:
+            settings["n_envs"] = dmc["n_envs"]
+    elif isinstance(batched, Mapping):
+        settings["n_envs"] = batched.get("n_envs", settings.get("n_envs"))
+        ppo = settings.get("ppo", {})
+        if isinstance(ppo, Mapping) and isinstance(batched.get("ppo", {}), Mapping):
+            settings["ppo"] = {**ppo, **batched.get("ppo", {})}
+
+
+def resolve_config(
+    game: str, path: str | Path | None = None, overrides: Overrides = Overrides()
+) -> TrainConfig:
+    """Return the settings of a run: default.json, the game's config.json, the file ``path``,
+    then the ``overrides``; checked once, without importing any RL library.
+
+    DMC trains on the batched engine, so ``algo`` ``"dmc"`` without an engine asks for it.
+
+    Raises:
+        ValueError: naming the first unknown or bad setting.
+    """
+    settings = load_config(game, path)
+    for key in ("algo", "engine"):
+        if getattr(overrides, key) is not None:
+            settings[key] = getattr(overrides, key)
+    if overrides.engine is None and settings.get("algo") == "dmc":
+        settings["engine"] = "vector"
+    settings.setdefault("engine", "aec")
+    _select_sections(settings)
+    for key in ("timesteps", "opponents", "n_envs", "vec_env"):
+        if getattr(overrides, key) is not None:
+            settings[key] = getattr(overrides, key)
+    for key, value in (("games", overrides.imitation_games), ("teacher", overrides.imitation_teacher)):
+        if value is not None:
+            settings["imitation"] = {**_mapping(settings, "imitation"), key: value}
+    if overrides.eval_games is not None:
+        settings["eval"] = {**_mapping(settings, "eval"), "games": overrides.eval_games,
+                            "final_games": overrides.eval_games}
+    validate_config(settings)
+    return _typed(settings)
+
+
+def _mapping(settings: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """A copy of the section ``settings[key]`` to add keys to (``{}`` when absent).
+
+    Raises:
+        ValueError: when the section is not a JSON object.
+    """
+    value = settings.get(key, {})
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{key} must be a JSON object, got {_kind(value)} ({value!r})")
+    return dict(value)
+
+
+def _typed(settings: Mapping[str, Any]) -> TrainConfig:
+    """The :class:`TrainConfig` of validated ``settings``."""
+    plain = {k: settings[k] for k in ("timesteps", "n_envs", "algo", "engine", "vec_env", "opponents",
+                                      "learner_seat", "torch_threads", "checkpoint_every") if k in settings}
+    batched = dict(settings.get("vector", {}))
+    return TrainConfig(
+        **plain,
+        ppo=PPOConfig(**settings.get("ppo", {})),
+        dmc=DMCConfig(**settings.get("dmc", {})),
+        vector=VectorSection(**batched),
+        imitation=ImitationConfig(**settings.get("imitation", {})),
+        eval=EvalConfig(**settings.get("eval", {})),
+        selfplay=SelfPlayConfig(**settings.get("selfplay", {})),
+    )
