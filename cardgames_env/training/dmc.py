@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,11 +54,13 @@ from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
 from cardgames_env.core.masks import legal_rows
 from cardgames_env.core.progress import Progress
 
-from .config import rounding_note, whole_units
-from .evaluate import MatchResult, evaluate, final_evaluations, match_json
+from .config import TrainConfig, rounding_note, whole_units
+from .evaluate import evaluate
 from .export import Layers, linear_layer, sum_of_networks, write_policy
-from .imitation import Demonstrations, collect_for_run, fit_minibatches, imitation_source, write_history
+from .fitted import Fitted
+from .imitation import Demonstrations, collect_for_run, fit_minibatches, write_history
 from .plots import EVAL_CSV, IMITATION_CSV, append_eval_log, plot_learning_curve, start_eval_log
+from .target import TrainingTarget
 from .threads import limit_threads
 
 
@@ -380,31 +382,26 @@ def dmc_update(network: Any, optimizer: Any, batch: tuple[np.ndarray, np.ndarray
 
 
 def train_dmc(
-    env_name: str,
-    options: Mapping[str, Any],
-    settings: Mapping[str, Any],
+    target: TrainingTarget,
+    config: TrainConfig,
     pool: OpponentPool,
     run: Path,
     seed: int,
-    probe: Any,
     log: Callable[[str], None] = print,
     progress: bool | None = False,
-) -> tuple[dict[str, Any], list[MatchResult]]:
-    """Train a DMC agent for one seat of ``env_name``; write the run folder; return the summary
-    (``summary.json``) and the final evaluations.
+) -> Fitted:
+    """Train a DMC agent for one seat of ``target`` as ``config`` says; write the run folder
+    (all but ``summary.json``); return the greedy policy and the run's figures.
 
-    ``settings`` are the resolved training settings (:func:`~cardgames_env.training.train.train`
-    checked them): ``timesteps`` learner decisions, ``n_envs`` batched games, ``opponents``,
-    ``learner_seat``, ``torch_threads``, ``eval``, ``checkpoint_every``, ``selfplay``, the
-    ``dmc`` section (``learning_rate``, ``batch_size``, ``epsilon``, ``gamma``,
-    ``max_grad_norm``, ``net_arch``) and the ``imitation`` section: with ``games > 0`` the run
+    ``config.timesteps`` learner decisions in ``config.n_envs`` batched games, against
+    ``pool``, with the ``dmc`` section's learning rule. With ``imitation.games > 0`` the run
     first starts from the teacher's recorded games as ``imitation.dmc_start`` says (a frozen
-    prior fitted with :class:`CloneLoss`, or the Q-network's own :func:`fit_demonstrations`; the
-    epochs go to ``imitation.csv``), and ``timesteps`` 0 keeps that start as it is. Every step
-    makes one decision in each of the ``n_envs`` games, so ``timesteps`` is rounded up to a
-    multiple of ``n_envs`` (the log and ``summary.json``'s ``timesteps_asked`` say so).
-    ``progress`` draws bars of the steps, the imitation games and the final evaluations' games
-    (``None``: when stderr is a terminal).
+    prior fitted with :class:`CloneLoss`, or the Q-network's own :func:`fit_demonstrations`;
+    the epochs go to ``imitation.csv``), and ``timesteps`` 0 keeps that start as it is. Every
+    step makes one decision in each of the ``n_envs`` games, so ``timesteps`` is rounded up to
+    a multiple of ``n_envs`` (the log and ``summary.json``'s ``timesteps_asked`` say so).
+    ``progress`` draws bars of the steps and the imitation games (``None``: when stderr is a
+    terminal).
 
     Raises:
         ValueError: when torch (the ``train`` extra) is missing.
@@ -414,48 +411,40 @@ def train_dmc(
     except ImportError as error:  # pragma: no cover - depends on the install
         raise ValueError(f"training needs the 'train' extra: {error}") from None
 
-    from .vector_env import VectorTrainingEnv
-
-    dmc = settings["dmc"]
-    total, n, mode = int(settings["timesteps"]), int(settings["n_envs"]), str(settings["opponents"])
-    batch_size, epsilon, clip = int(dmc["batch_size"]), float(dmc["epsilon"]), float(dmc["max_grad_norm"])
+    dmc = config.dmc
+    total, n, mode = config.timesteps, config.n_envs, config.opponents
     torch.manual_seed(seed)
-    limit_threads(settings.get("torch_threads"))
-    venv = VectorTrainingEnv(env_name, n, options, opponents=pool, learner_seat=settings.get("learner_seat"),
-                             seed=seed)
-    network = build_q_network(int(probe.encoding.observation_size), int(probe.encoding.num_actions),
-                              list(dmc["net_arch"]))
-    optimizer = torch.optim.Adam(network.parameters(), lr=float(dmc["learning_rate"]))
+    limit_threads(config.torch_threads)
+    venv = target.vector_env(n, pool, config.learner_seat, seed)
+    network = build_q_network(target.observation_size, target.num_actions, list(dmc.net_arch))
+    optimizer = torch.optim.Adam(network.parameters(), lr=dmc.learning_rate)
     rng = np.random.default_rng(seed)
-    store, queue = EpisodeStore(n, float(dmc["gamma"])), SampleQueue()
+    store, queue = EpisodeStore(n, dmc.gamma), SampleQueue()
     run.mkdir(parents=True, exist_ok=True)
-    (run / "config.json").write_text(
-        json.dumps({**settings, "env": env_name, "options": dict(options), "seed": seed}, indent=2) + "\n",
-        encoding="utf-8",
-    )
-    source = imitation_source(settings.get("imitation", {}))
-    tasks = _PeriodicTasks(run, env_name, options, settings, seed, probe, venv, source)
+    record = {**config.as_dict(), "env": target.env_name, "options": dict(target.options), "seed": seed}
+    (run / "config.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    tasks = _PeriodicTasks(run, target, config, seed, venv)
     planned = whole_units(total, n)
     why = rounding_note(total, planned, f"whole steps of the {n} batched games")
-    log(f"training {env_name} with DMC for {planned} steps{why}: opponents {mode}, {n} batched envs, "
+    log(f"training {target.env_name} with DMC for {planned} steps{why}: opponents {mode}, {n} batched envs, "
         f"seed {seed}, output {run}")
     rollout_s = update_s = 0.0
     steps = 0
     losses: list[float] = []
     start = time.perf_counter()
-    start_from = _imitate(network, env_name, options, settings, run, seed, log, progress)
+    start_from = _imitate(network, target, config, run, seed, log, progress)
     imitation_s, anchor = start_from.seconds, start_from.anchor
     scores = ActingScores(network, start_from.prior, start_from.prior_weight)
     if start_from.prior is not None:
         tasks.fields["prior_weight"] = start_from.prior_weight
-    if source is not None:  # the teacher's fit, before any Monte-Carlo update
+    if config.imitation.source() is not None:  # the teacher's fit, before any Monte-Carlo update
         tasks.save(scores, "checkpoints/model_0_steps", 0)
     tasks.curve.write(scores.policy(), 0)
     tick = time.perf_counter()
     observations = venv.reset()
     bar = Progress(planned, "steps", "train (dmc)", progress)
     while steps < total:
-        actions = epsilon_greedy(scores(observations), venv.action_masks(), epsilon, rng)
+        actions = epsilon_greedy(scores(observations), venv.action_masks(), dmc.epsilon, rng)
         venv.step_async(actions)
         following, rewards, dones, _ = venv.step_wait()
         finished = store.add(observations, actions, rewards, dones)
@@ -466,8 +455,9 @@ def train_dmc(
             queue.put(finished)
         tock = time.perf_counter()
         rollout_s += tock - tick
-        while queue.size >= batch_size:
-            losses.append(dmc_update(network, optimizer, queue.take(batch_size), clip, anchor))
+        while queue.size >= dmc.batch_size:
+            batch = queue.take(dmc.batch_size)
+            losses.append(dmc_update(network, optimizer, batch, dmc.max_grad_norm, anchor))
         tick = time.perf_counter()
         update_s += tick - tock
         if tasks.run_due(scores, steps):
@@ -484,20 +474,17 @@ def train_dmc(
     policy = scores.policy()
     tasks.curve.write(policy, steps)
     chart = plot_learning_curve(run)
-    results = final_evaluations(env_name, options, policy, settings["eval"], progress, log)
     summary = {
-        "env": env_name, "options": dict(options), "opponents": mode, "seed": seed, "algo": "dmc",
+        "env": target.env_name, "options": dict(target.options), "opponents": mode, "seed": seed,
+        "algo": "dmc",
         "timesteps": steps, "timesteps_asked": total, "n_envs": n, "engine": "vector", "vec_env": None,
         "imitation_s": round(imitation_s, 2),
         "wall_s": round(wall, 2), "train_s": round(train_s, 2), "steps_per_s": round(steps / train_s, 1),
         "env_steps": int(venv.env_steps), "env_steps_per_s": round(venv.env_steps / train_s, 1),
         "rollout_s": round(rollout_s, 2), "update_s": round(update_s, 2), "updates": len(losses),
         "final_loss": round(float(np.mean(losses[-100:])), 6) if losses else None,
-        "final_evaluations": [match_json(r) for r in results],
     }
-    (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    log(f"saved {model_path} (+ {model_path.with_suffix('.json').name}), learning curve {chart}")
-    return summary, results
+    return Fitted(policy, model_path, chart, summary, steps, wall, train_s, steps / train_s)
 
 
 @dataclass
@@ -512,9 +499,9 @@ class TeacherStart:
     prior_weight: float = 0.0
 
 
-def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: Mapping[str, Any], run: Path,
-             seed: int, log: Callable[[str], None], progress: bool | None = False) -> TeacherStart:
-    """Start ``network`` from the teacher's games when ``settings["imitation"]["games"] > 0``;
+def _imitate(network: Any, target: TrainingTarget, config: TrainConfig, run: Path, seed: int,
+             log: Callable[[str], None], progress: bool | None = False) -> TeacherStart:
+    """Start ``network`` from the teacher's games when ``config.imitation.games > 0``;
     write ``imitation.csv``. Without imitation: nothing (``TeacherStart()``).
 
     * ``dmc_start`` ``"prior"`` (the default): a second network of the same shape fits the
@@ -527,23 +514,21 @@ def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: 
     """
     import torch
 
-    section = settings.get("imitation", {})
+    section, dmc = config.imitation, config.dmc
     start = time.perf_counter()
-    demos = collect_for_run(env_name, options, section, seed, log, progress)
+    demos = collect_for_run(target, section, seed, log, progress)
     if demos is None:
         return TeacherStart()
-    dmc = settings["dmc"]
-    prior_start = str(section.get("dmc_start", "prior")) == "prior"
-    gamma = float(dmc["gamma"])
-    loss_of: TeacherDecisions = (CloneLoss(demos, gamma) if prior_start else
-                                 DemonstrationLoss(demos, gamma, float(section.get("margin", 0.5))))
+    prior_start = section.dmc_start == "prior"
+    loss_of: TeacherDecisions = (CloneLoss(demos, dmc.gamma) if prior_start else
+                                 DemonstrationLoss(demos, dmc.gamma, section.margin))
     linears = [module for module in network if isinstance(module, torch.nn.Linear)]
     fitted = (build_q_network(linears[0].in_features, linears[-1].out_features,
                               [layer.out_features for layer in linears[:-1]]) if prior_start else network)
     history = fit_demonstrations(
         fitted, loss_of,
-        epochs=int(section.get("epochs", 10)), batch_size=int(section.get("batch_size", 512)),
-        learning_rate=float(section.get("learning_rate", 1e-3)), max_grad_norm=float(dmc["max_grad_norm"]),
+        epochs=section.epochs, batch_size=section.batch_size,
+        learning_rate=section.learning_rate, max_grad_norm=dmc.max_grad_norm,
         seed=seed, log=log,
     )
     write_history(run / IMITATION_CSV, history, len(demos))
@@ -552,12 +537,12 @@ def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: 
         with torch.no_grad():  # Q = 0 everywhere: the first moves are the prior's
             linears[-1].weight.zero_()
             linears[-1].bias.zero_()
-        weight = float(section.get("prior_weight", 0.1)) * loss_of.scale
+        weight = section.prior_weight * loss_of.scale
         return TeacherStart(time.perf_counter() - start, prior=fitted, prior_weight=weight)
-    anchor_weight = float(section.get("anchor", 1.0))
+    anchor_weight = section.anchor
     if anchor_weight <= 0:
         return TeacherStart(time.perf_counter() - start)
-    rows = int(dmc["batch_size"])
+    rows = dmc.batch_size
     rng = np.random.default_rng([seed, 0xD3])
 
     def anchor() -> Any:
@@ -570,22 +555,20 @@ class _PeriodicTasks:
     """The evaluations, checkpoints and (self-play) snapshots of a run, each every so many
     learner steps (settings ``eval``, ``checkpoint_every``, ``selfplay.snapshot_every``)."""
 
-    def __init__(self, run: Path, env_name: str, options: Mapping[str, Any], settings: Mapping[str, Any],
-                 seed: int, probe: Any, venv: Any, imitation: Mapping[str, Any] | None = None):
-        self.run, self.probe, self.venv = run, probe, venv
-        evals = settings["eval"]
-        total = int(settings["timesteps"])
-        self.curve = _EvalLog(run, env_name, options, int(evals["games"]), int(evals["seed"]))
+    def __init__(self, run: Path, target: TrainingTarget, config: TrainConfig, seed: int, venv: Any):
+        self.run, self.probe, self.venv = run, target.probe, venv
+        evals = config.eval
+        self.curve = _EvalLog(run, target, evals.games, evals.seed)
         self.every = {
-            "eval": int(evals.get("every") or max(total // max(int(evals.get("points", 10)), 1), 1)),
-            "checkpoint": int(settings.get("checkpoint_every", 50_000)),
-            "snapshot": int(settings["selfplay"].get("snapshot_every", 25_000))
-            if settings["opponents"] == "selfplay" else 0,
+            "eval": evals.interval(config.timesteps),
+            "checkpoint": config.checkpoint_every,
+            "snapshot": config.selfplay.snapshot_every if config.opponents == "selfplay" else 0,
         }
         self.next = {key: every for key, every in self.every.items() if every > 0}
-        self.fields: dict[str, Any] = {"algo": "dmc", "opponents": settings["opponents"], "seed": seed}
-        if imitation is not None:  # the sidecar names the teacher, as PPO's does
-            self.fields["imitation"] = dict(imitation)
+        self.fields: dict[str, Any] = {"algo": "dmc", "opponents": config.opponents, "seed": seed}
+        source = config.imitation.source()
+        if source is not None:  # the sidecar names the teacher, as PPO's does
+            self.fields["imitation"] = source
 
     def due(self, steps: int) -> list[str]:
         """Return the tasks due at ``steps`` and schedule their next time."""
@@ -616,9 +599,9 @@ class _PeriodicTasks:
 class _EvalLog:
     """Appends evaluations of the greedy policy against random to ``eval.csv``."""
 
-    def __init__(self, run: Path, env_name: str, options: Mapping[str, Any], games: int, seed: int):
+    def __init__(self, run: Path, target: TrainingTarget, games: int, seed: int):
         self.path = run / EVAL_CSV
-        self.env_name, self.options, self.games, self.seed = env_name, options, games, seed
+        self.target, self.games, self.seed = target, games, seed
         start_eval_log(self.path)
         self.done: set[int] = set()
 
@@ -627,8 +610,7 @@ class _EvalLog:
         if timesteps in self.done:
             return
         self.done.add(timesteps)
-        result = evaluate(self.env_name, policy, "random", games=self.games, seed=self.seed,
-                          options=self.options)
+        result = evaluate(self.target.raw_env(), policy, "random", games=self.games, seed=self.seed)
         append_eval_log(self.path, timesteps, "random", result)
 
 
