@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from importlib import resources
@@ -114,6 +115,9 @@ large margin, in standard deviations of the returns; ``anchor``: the weight of t
 decisions' loss in each update)."""
 DMC_STARTS = ("prior", "fit")
 """Values of ``imitation.dmc_start``: how a DMC run starts from the teacher's games."""
+DEVICE_PATTERN = re.compile(r"auto|cpu|cuda(:\d+)?")
+"""Values of the ``device`` setting (``--device``): ``auto`` (the first CUDA device when there
+is one, else the CPU), ``cpu``, ``cuda`` or ``cuda:K``."""
 RUN_KEYS = ("env", "options", "seed")
 """Keys a run's ``config.json`` records; a config file may hold them (so a run's file can be
 reused), and the command line decides their values."""
@@ -254,6 +258,17 @@ def _validate_dmc(config: Mapping[str, Any]) -> None:
         raise ValueError("algo dmc trains on the batched engine: use engine vector (--engine vector)")
 
 
+def check_device_name(device: Any) -> None:
+    """Check the form of a ``device`` setting (whether the device is there is checked when the
+    learner is built: :func:`cardgames_env.training.device.resolve_device`).
+
+    Raises:
+        ValueError: for anything but ``auto``, ``cpu``, ``cuda`` or ``cuda:K``.
+    """
+    if not isinstance(device, str) or not DEVICE_PATTERN.fullmatch(device):
+        raise ValueError(f"device must be auto, cpu, cuda or cuda:K, got {device!r}")
+
+
 def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | None = None) -> None:
     """Check every training setting's type and range, without importing any RL library.
 
@@ -266,8 +281,8 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
         ValueError: naming the first bad setting.
     """
     known = ("timesteps", "n_envs", "vec_env", "engine", "algo", "dmc", "vector", "opponents", "learner_seat",
-             "torch_threads", "ppo", "eval", "checkpoint_every", "selfplay", "imitation", "description",
-             *RUN_KEYS)
+             "torch_threads", "device", "threads", "ppo", "eval", "checkpoint_every", "selfplay", "imitation",
+             "description", *RUN_KEYS)
     unknown = sorted(str(k) for k in config if k not in known)
     if unknown:
         raise ValueError(f"unknown setting {unknown[0]!r}; expected one of {', '.join(known)}")
@@ -295,6 +310,8 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
     _validate_dmc(config)
     _int(config.get("learner_seat"), "learner_seat", low=0, optional=True)
     _int(config.get("torch_threads"), "torch_threads", optional=True)
+    _int(config.get("threads"), "threads", optional=True)
+    check_device_name(config.get("device", "auto"))
     _int(config.get("checkpoint_every", 50_000), "checkpoint_every")
 
     evals = _section(config, "eval", ("points", "games", "final_games", "seed", "metric", "every"))
@@ -459,6 +476,9 @@ class TrainConfig:
     opponents: str = "selfplay"
     learner_seat: int | None = None
     torch_threads: int | None = 1
+    device: str = "auto"
+    threads: int | None = None
+    """CPU threads the run may use in all (``None``: every core this process may run on)."""
     checkpoint_every: int = 50_000
     ppo: PPOConfig = field(default_factory=PPOConfig)
     dmc: DMCConfig = field(default_factory=DMCConfig)
@@ -478,7 +498,8 @@ class TrainConfig:
             "timesteps": self.timesteps, "n_envs": self.n_envs, "vec_env": self.vec_env,
             "engine": self.engine, "algo": self.algo, "vector": asdict(self.vector),
             "opponents": self.opponents,
-            "learner_seat": self.learner_seat, "torch_threads": self.torch_threads, "ppo": asdict(self.ppo),
+            "learner_seat": self.learner_seat, "torch_threads": self.torch_threads, "device": self.device,
+            "threads": self.threads, "ppo": asdict(self.ppo),
             "dmc": asdict(self.dmc), "eval": asdict(self.eval), "checkpoint_every": self.checkpoint_every,
             "selfplay": asdict(self.selfplay), "imitation": asdict(self.imitation),
         }
@@ -498,6 +519,8 @@ class Overrides:
     eval_games: int | None = None
     imitation_games: int | None = None
     imitation_teacher: str | None = None
+    device: str | None = None
+    threads: int | None = None
 
 
 def _select_sections(settings: dict[str, Any]) -> None:
@@ -536,7 +559,7 @@ def resolve_config(
         settings["engine"] = "vector"
     settings.setdefault("engine", "aec")
     _select_sections(settings)
-    for key in ("timesteps", "opponents", "n_envs", "vec_env"):
+    for key in ("timesteps", "opponents", "n_envs", "vec_env", "device", "threads"):
         if getattr(overrides, key) is not None:
             settings[key] = getattr(overrides, key)
     for key, value in (("games", overrides.imitation_games), ("teacher", overrides.imitation_teacher)):
@@ -563,8 +586,9 @@ def _mapping(settings: Mapping[str, Any], key: str) -> dict[str, Any]:
 
 def _typed(settings: Mapping[str, Any]) -> TrainConfig:
     """The :class:`TrainConfig` of validated ``settings``."""
-    plain = {k: settings[k] for k in ("timesteps", "n_envs", "algo", "engine", "vec_env", "opponents",
-                                      "learner_seat", "torch_threads", "checkpoint_every") if k in settings}
+    names = ("timesteps", "n_envs", "algo", "engine", "vec_env", "opponents", "learner_seat", "torch_threads",
+             "device", "threads", "checkpoint_every")
+    plain = {k: settings[k] for k in names if k in settings}
     batched = dict(settings.get("vector", {}))
     return TrainConfig(
         **plain,

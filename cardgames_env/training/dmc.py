@@ -61,7 +61,6 @@ from .fitted import Fitted
 from .imitation import Demonstrations, collect_for_run, fit_minibatches, write_history
 from .plots import EVAL_CSV, IMITATION_CSV, append_eval_log, plot_learning_curve, start_eval_log
 from .target import TrainingTarget
-from .threads import limit_threads
 
 
 def build_q_network(observation_size: int, num_actions: int, net_arch: list[int]) -> Any:
@@ -115,6 +114,7 @@ class ActingScores:
 
     def __init__(self, network: Any, prior: Any = None, weight: float = 0.0):
         self.network, self.prior, self.weight = network, prior, float(weight)
+        self.device = next(network.parameters()).device
         self._prior_layers = network_layers(prior) if prior is not None else None  # frozen: read once
 
     def __call__(self, observations: np.ndarray) -> np.ndarray:
@@ -122,11 +122,11 @@ class ActingScores:
         import torch
 
         with torch.no_grad():
-            batch = torch.as_tensor(observations)
+            batch = torch.as_tensor(observations, device=self.device)
             scores = self.network(batch)
             if self.prior is not None:
                 scores = scores + self.weight * self.prior(batch)
-            return np.asarray(scores.numpy())
+            return np.asarray(scores.cpu().numpy())
 
     def layers(self) -> Layers:
         """The layers of one MLP that computes the scores (the Q-network's, without a prior)."""
@@ -193,16 +193,16 @@ def demonstration_loss(
 
 
 class TeacherDecisions:
-    """A teacher's recorded decisions as tensors: observations, masks, the teacher's actions
-    and their returns-to-go (:func:`demonstration_returns`), with ``scale``, the returns'
-    standard deviation (1 when they are all equal). Subclasses add the loss a fit minimises
-    (``__call__(network, rows)``).
+    """A teacher's recorded decisions as tensors on ``device``: observations, masks, the
+    teacher's actions and their returns-to-go (:func:`demonstration_returns`), with ``scale``,
+    the returns' standard deviation (1 when they are all equal). Subclasses add the loss a fit
+    minimises (``__call__(network, rows)``).
 
     Raises:
         ValueError: for fewer than two decisions.
     """
 
-    def __init__(self, demos: Demonstrations, gamma: float):
+    def __init__(self, demos: Demonstrations, gamma: float, device: Any = "cpu"):
         import torch
 
         if len(demos) < 2:
@@ -210,10 +210,10 @@ class TeacherDecisions:
         targets = demonstration_returns(demos.rewards, demos.last, gamma).astype(np.float32)
         spread = float(targets.std())
         self.scale = spread if spread > 1e-6 else 1.0
-        self.observations = torch.as_tensor(demos.observations)
-        self.masks = torch.as_tensor(demos.masks)
-        self.actions = torch.as_tensor(demos.actions)
-        self.targets = torch.as_tensor(targets)
+        self.observations = torch.as_tensor(demos.observations, device=device)
+        self.masks = torch.as_tensor(demos.masks, device=device)
+        self.actions = torch.as_tensor(demos.actions, device=device)
+        self.targets = torch.as_tensor(targets, device=device)
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -244,10 +244,10 @@ class DemonstrationLoss(TeacherDecisions):
         ValueError: for fewer than two decisions or a negative margin.
     """
 
-    def __init__(self, demos: Demonstrations, gamma: float, margin: float):
+    def __init__(self, demos: Demonstrations, gamma: float, margin: float, device: Any = "cpu"):
         if margin < 0:
             raise ValueError(f"imitation margin must be at least 0, got {margin}")
-        super().__init__(demos, gamma)
+        super().__init__(demos, gamma, device)
         self.margin = margin
 
     def __call__(self, network: Any, rows: np.ndarray) -> Any:
@@ -372,8 +372,10 @@ def dmc_update(network: Any, optimizer: Any, batch: tuple[np.ndarray, np.ndarray
     import torch
 
     observations, actions, returns = batch
-    prediction = q_taken(network, torch.as_tensor(observations), torch.as_tensor(actions))
-    loss = torch.mean((prediction - torch.as_tensor(returns, dtype=torch.float32)) ** 2)
+    device = next(network.parameters()).device
+    prediction = q_taken(network, torch.as_tensor(observations, device=device),
+                         torch.as_tensor(actions, device=device))
+    loss = torch.mean((prediction - torch.as_tensor(returns, dtype=torch.float32, device=device)) ** 2)
     optimizer.zero_grad()
     (loss + anchor() if anchor is not None else loss).backward()
     torch.nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
@@ -387,6 +389,7 @@ def train_dmc(
     pool: OpponentPool,
     run: Path,
     seed: int,
+    device: Any = "cpu",
     log: Callable[[str], None] = print,
     progress: bool | None = False,
 ) -> Fitted:
@@ -394,14 +397,15 @@ def train_dmc(
     (all but ``summary.json``); return the greedy policy and the run's figures.
 
     ``config.timesteps`` learner decisions in ``config.n_envs`` batched games, against
-    ``pool``, with the ``dmc`` section's learning rule. With ``imitation.games > 0`` the run
-    first starts from the teacher's recorded games as ``imitation.dmc_start`` says (a frozen
-    prior fitted with :class:`CloneLoss`, or the Q-network's own :func:`fit_demonstrations`;
-    the epochs go to ``imitation.csv``), and ``timesteps`` 0 keeps that start as it is. Every
-    step makes one decision in each of the ``n_envs`` games, so ``timesteps`` is rounded up to
-    a multiple of ``n_envs`` (the log and ``summary.json``'s ``timesteps_asked`` say so).
-    ``progress`` draws bars of the steps and the imitation games (``None``: when stderr is a
-    terminal).
+    ``pool``, with the ``dmc`` section's learning rule; the networks and the updates run on
+    ``device`` (a torch device or its name), the engine and the opponents on the CPU. With
+    ``imitation.games > 0`` the run first starts from the teacher's recorded games as
+    ``imitation.dmc_start`` says (a frozen prior fitted with :class:`CloneLoss`, or the
+    Q-network's own :func:`fit_demonstrations`; the epochs go to ``imitation.csv``), and
+    ``timesteps`` 0 keeps that start as it is. Every step makes one decision in each of the
+    ``n_envs`` games, so ``timesteps`` is rounded up to a multiple of ``n_envs`` (the log and
+    ``summary.json``'s ``timesteps_asked`` say so). ``progress`` draws bars of the steps and
+    the imitation games (``None``: when stderr is a terminal).
 
     Raises:
         ValueError: when torch (the ``train`` extra) is missing.
@@ -414,9 +418,8 @@ def train_dmc(
     dmc = config.dmc
     total, n, mode = config.timesteps, config.n_envs, config.opponents
     torch.manual_seed(seed)
-    limit_threads(config.torch_threads)
     venv = target.vector_env(n, pool, config.learner_seat, seed)
-    network = build_q_network(target.observation_size, target.num_actions, list(dmc.net_arch))
+    network = build_q_network(target.observation_size, target.num_actions, list(dmc.net_arch)).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=dmc.learning_rate)
     rng = np.random.default_rng(seed)
     store, queue = EpisodeStore(n, dmc.gamma), SampleQueue()
@@ -520,11 +523,13 @@ def _imitate(network: Any, target: TrainingTarget, config: TrainConfig, run: Pat
     if demos is None:
         return TeacherStart()
     prior_start = section.dmc_start == "prior"
-    loss_of: TeacherDecisions = (CloneLoss(demos, dmc.gamma) if prior_start else
-                                 DemonstrationLoss(demos, dmc.gamma, section.margin))
+    device = next(network.parameters()).device
+    loss_of: TeacherDecisions = (CloneLoss(demos, dmc.gamma, device) if prior_start else
+                                 DemonstrationLoss(demos, dmc.gamma, section.margin, device))
     linears = [module for module in network if isinstance(module, torch.nn.Linear)]
     fitted = (build_q_network(linears[0].in_features, linears[-1].out_features,
-                              [layer.out_features for layer in linears[:-1]]) if prior_start else network)
+                              [layer.out_features for layer in linears[:-1]]).to(device)
+              if prior_start else network)
     history = fit_demonstrations(
         fitted, loss_of,
         epochs=section.epochs, batch_size=section.batch_size,

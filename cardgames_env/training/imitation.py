@@ -305,9 +305,13 @@ def clone_policy(
     """
     import torch
 
+    device = policy.device  # the fit runs where the policy is
+
     def tensors(rows: np.ndarray) -> tuple[Any, Any, Any, Any]:
-        return (torch.as_tensor(demos.observations[rows]), torch.as_tensor(demos.masks[rows]),
-                torch.as_tensor(demos.actions[rows]), torch.as_tensor(demos.returns[rows]))
+        return (torch.as_tensor(demos.observations[rows], device=device),
+                torch.as_tensor(demos.masks[rows], device=device),
+                torch.as_tensor(demos.actions[rows], device=device),
+                torch.as_tensor(demos.returns[rows], device=device))
 
     def batch_loss(rows: np.ndarray) -> Any:
         obs, mask, action, ret = tensors(rows)

@@ -25,7 +25,6 @@ from .fitted import Fitted
 from .imitation import imitate
 from .plots import EVAL_CSV, append_eval_log, plot_learning_curve, start_eval_log
 from .target import TrainingTarget
-from .threads import limit_threads
 
 
 def ppo_parameters() -> tuple[str, ...]:
@@ -35,6 +34,15 @@ def ppo_parameters() -> tuple[str, ...]:
     from sb3_contrib import MaskablePPO
 
     return tuple(inspect.signature(MaskablePPO.__init__).parameters)
+
+
+def cpu_policy(policy: Any) -> Any:
+    """``policy`` when it is on the CPU, else a copy of it there (the evaluations play on the CPU)."""
+    import copy
+
+    if policy.device.type == "cpu":
+        return policy
+    return copy.deepcopy(policy).to("cpu")
 
 
 def _make_env_fn(target: TrainingTarget, pool: OpponentPool, seat: int | None, seed: int,
@@ -71,11 +79,15 @@ def train_ppo(
     pool: OpponentPool,
     run: Path,
     seed: int,
+    device: Any = "cpu",
     log: Callable[[str], None] = print,
     progress: bool | None = False,
 ) -> Fitted:
     """Train MaskablePPO for one seat of ``target`` as ``config`` says; write the run folder
     (all but ``summary.json``); return the fitted policy and the run's figures.
+
+    The network learns on ``device`` (a torch device or its name); the envs, the opponents and
+    the evaluations run on the CPU (the evaluations on a CPU copy of the policy).
 
     With ``config.imitation.games > 0`` the network first imitates the teacher
     (:func:`~cardgames_env.training.imitation.imitate`); ``timesteps`` 0 then keeps the clone.
@@ -90,12 +102,11 @@ def train_ppo(
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.logger import configure
 
-    limit_threads(config.torch_threads)
     n, total, mode = config.n_envs, config.timesteps, config.opponents
     venv = _vec_env(target, config, pool, seed)
     try:
         model = MaskablePPO(
-            "MlpPolicy", venv, seed=seed, device="cpu", verbose=0,
+            "MlpPolicy", venv, seed=seed, device=device, verbose=0,
             policy_kwargs={"net_arch": copy.deepcopy(config.ppo.net_arch)}, **config.ppo.model_arguments(),
         )
     except (ValueError, TypeError, AssertionError) as error:  # a setting MaskablePPO refuses
@@ -161,7 +172,7 @@ def train_ppo(
         "env_steps": int(env_steps), "env_steps_per_s": round(env_steps_per_s, 1),
         "rollout_s": round(rollout_s, 2), "update_s": round(update_s, 2),
     }
-    learner = ModelAgent(model.policy, deterministic=True, name=run.name)
+    learner = ModelAgent(cpu_policy(model.policy), deterministic=True, name=run.name)
     return Fitted(learner, model_path, curve, summary, model.num_timesteps, wall, train_s, steps_per_s)
 
 
@@ -243,7 +254,7 @@ def _callbacks(target: TrainingTarget, run: Path, config: TrainConfig) -> list[A
             if timesteps in self.done_at:
                 return
             self.done_at.add(timesteps)
-            agent = ModelAgent(self.model.policy, deterministic=True, name="learner")
+            agent = ModelAgent(cpu_policy(self.model.policy), deterministic=True, name="learner")
             with Progress(self.games, "games", f"eval at {timesteps} steps", progress) as bar:
                 result = evaluate(target.raw_env(), agent, "random", games=self.games, seed=self.seed,
                                   on_game=bar.advance)
@@ -304,4 +315,4 @@ def _callbacks(target: TrainingTarget, run: Path, config: TrainConfig) -> list[A
     return callbacks
 
 
-__all__ = ["ppo_parameters", "train_ppo"]
+__all__ = ["cpu_policy", "ppo_parameters", "train_ppo"]

@@ -28,11 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from .config import ENGINES, OPPONENT_MODES, VEC_ENVS, Overrides, TrainConfig, resolve_config
+from .device import resolve_device
 from .evaluate import MatchResult, final_evaluations, match_json
 from .fitted import Fitted
 from .imitation import check_agent_kinds
 from .output import check_output_folder
 from .target import TrainingTarget
+from .threads import plan_threads
 
 __all__ = ["ENGINES", "OPPONENT_MODES", "VEC_ENVS", "TrainResult", "train"]
 
@@ -67,6 +69,8 @@ def train(
     imitation_games: int | None = None,
     imitation_teacher: str | None = None,
     algo: str | None = None,
+    device: str | None = None,
+    threads: int | None = None,
     log: Callable[[str], None] = print,
 ) -> TrainResult:
     """Train a MaskablePPO (or, with ``algo="dmc"``, a Deep Monte-Carlo) agent for one seat of
@@ -81,13 +85,19 @@ def train(
     evaluating against random and (when the game has one) the heuristic over
     ``eval.final_games`` games.
 
+    The learner runs on ``device`` (``auto``, ``cpu``, ``cuda`` or ``cuda:K``; default the
+    config's ``device``, ``auto``); the CPU threads of the learner, the engines' kernels and
+    the opponents' BLAS come from one plan (:func:`~cardgames_env.training.threads.plan_threads`,
+    ``threads`` cores in all, by default every core), logged and recorded in ``summary.json``.
+
     ``progress`` draws bars on stderr for the learner steps (their total is the number of
     steps that will run, ``timesteps`` rounded up to whole rollouts or batches, as the log
     says), the imitation games and the final evaluations' games: ``None`` when stderr is a
     terminal, ``True`` always, ``False`` never.
 
     Raises:
-        ValueError: for an unknown env or option, a non-positive count, or a bad setting.
+        ValueError: for an unknown env or option, a non-positive count, a bad setting, or a
+            device that is not there.
     """
     run = Path(out) if out is not None else None
     if run is not None:
@@ -96,17 +106,23 @@ def train(
     config = resolve_config(target.game, config_path, Overrides(
         timesteps=timesteps, opponents=opponents, n_envs=n_envs, vec_env=vec_env, engine=engine, algo=algo,
         eval_games=eval_games, imitation_games=imitation_games, imitation_teacher=imitation_teacher,
+        device=device, threads=threads,
     ))
     target.check_seat(config.learner_seat)
     if config.imitation.games > 0:
         check_agent_kinds(target.raw_env(), None, config.imitation.teacher, config.imitation.opponents)
     pool = target.opponent_pool(config.opponents, config.selfplay)
+    device = resolve_device(config.device)
+    plan = plan_threads(str(device), config.torch_threads, config.threads)
     if run is None:
         prefix = f"{env_name}-dmc" if config.algo == "dmc" else env_name
         run = check_output_folder(Path("runs") / f"{prefix}-{config.opponents}-s{seed}")
-    fitted = _learner(config)(target, config, pool, run, seed, log, progress)
+    plan.apply()
+    log(plan.describe())
+    fitted = _learner(config)(target, config, pool, run, seed, device, log, progress)
     results = final_evaluations(target.raw_env(), fitted.policy, config.eval, progress, log)
-    summary = {**fitted.summary, "final_evaluations": [match_json(r) for r in results]}
+    summary = {**fitted.summary, "device": str(device), "threads": plan.as_dict(),
+               "final_evaluations": [match_json(r) for r in results]}
     (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     sidecar = fitted.model_path.with_suffix(".json").name
     log(f"saved {fitted.model_path} (+ {sidecar}), learning curve {fitted.curve}")
