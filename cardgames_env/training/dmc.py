@@ -307,6 +307,10 @@ def fit_demonstrations(
 class EpisodeStore:
     """Keeps each slot's decisions until its game ends, then hands them out with their returns.
 
+    The decisions are kept as whole steps (one array per step for every slot), so recording a
+    step and handing out the finished games cost a few array operations per step of the
+    oldest unfinished game, whatever the number of slots.
+
     Args:
         num_slots: the batched games.
         gamma: discount per later learner decision.
@@ -314,30 +318,50 @@ class EpisodeStore:
 
     def __init__(self, num_slots: int, gamma: float):
         self.gamma = gamma
-        self._obs: list[list[np.ndarray]] = [[] for _ in range(num_slots)]
-        self._actions: list[list[int]] = [[] for _ in range(num_slots)]
-        self._rewards: list[list[float]] = [[] for _ in range(num_slots)]
+        self._steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._first = 0  # the step number of self._steps[0]
+        self._now = 0  # steps recorded
+        self._start = np.zeros(num_slots, dtype=np.int64)  # the step each slot's game started
 
     def add(
         self, observations: np.ndarray, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Record one step of every slot (the observation acted on, the action, the reward that
         followed, whether the game ended); return the finished games' ``(observations, actions,
-        returns)``, or ``None`` when no game ended."""
-        for i in range(len(actions)):
-            self._obs[i].append(observations[i])
-            self._actions[i].append(int(actions[i]))
-            self._rewards[i].append(float(rewards[i]))
+        returns)``, slot by slot in slot order, each game's decisions in order; ``None`` when no
+        game ended."""
+        self._steps.append((np.asarray(observations), np.asarray(actions, dtype=np.int64),
+                            np.asarray(rewards, dtype=np.float64)))
+        self._now += 1
         finished = np.flatnonzero(dones)
         if finished.size == 0:
             return None
-        obs, acts, rets = [], [], []
-        for i in finished.tolist():
-            obs.extend(self._obs[i])
-            acts.extend(self._actions[i])
-            rets.append(returns_to_go(np.asarray(self._rewards[i]), self.gamma))
-            self._obs[i], self._actions[i], self._rewards[i] = [], [], []
-        return np.stack(obs), np.asarray(acts, dtype=np.int64), np.concatenate(rets)
+        starts = self._start[finished]
+        lengths = self._now - starts
+        offsets = np.cumsum(lengths) - lengths
+        total = int(lengths.sum())
+        first_obs = self._steps[0][0]
+        obs = np.empty((total, *first_obs.shape[1:]), dtype=first_obs.dtype)
+        acts = np.empty(total, dtype=np.int64)
+        rewards_by_step = np.zeros((finished.size, int(lengths.max())), dtype=np.float64)
+        for step in range(int(starts.min()), self._now):  # steps of the oldest finished game
+            playing = starts <= step
+            rows = offsets[playing] + (step - starts[playing])
+            step_obs, step_actions, step_rewards = self._steps[step - self._first]
+            obs[rows] = step_obs[finished[playing]]
+            acts[rows] = step_actions[finished[playing]]
+            rewards_by_step[playing, step - starts[playing]] = step_rewards[finished[playing]]
+        returns = np.empty(total, dtype=np.float64)
+        following = np.zeros(finished.size, dtype=np.float64)
+        for back in range(rewards_by_step.shape[1] - 1, -1, -1):  # G_t = r_t + gamma G_{t+1}
+            playing = back < lengths
+            following = np.where(playing, rewards_by_step[:, back] + self.gamma * following, 0.0)
+            returns[offsets[playing] + back] = following[playing]
+        self._start[finished] = self._now
+        oldest = int(self._start.min())
+        del self._steps[: oldest - self._first]
+        self._first = oldest
+        return obs, acts, returns
 
 
 class SampleQueue:
