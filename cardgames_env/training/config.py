@@ -12,7 +12,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
@@ -100,10 +100,11 @@ ENGINES = ("aec", "vector")
 ALGOS = ("ppo", "dmc")
 """Values of the ``algo`` setting (``--algo``): sb3-contrib's MaskablePPO, or Deep
 Monte-Carlo on the batched engine (:mod:`cardgames_env.training.dmc`)."""
-DMC_KEYS = ("n_envs", "learning_rate", "batch_size", "epsilon", "gamma", "max_grad_norm", "net_arch")
-"""Settings of the ``dmc`` section: batched games, Adam's step size, decisions per update,
-the exploration rate, the discount per learner decision, the gradient-norm clip and the
-Q-network's hidden widths."""
+DMC_KEYS = ("n_envs", "n_envs_cuda", "learning_rate", "batch_size", "epsilon", "gamma", "max_grad_norm",
+            "net_arch")
+"""Settings of the ``dmc`` section: batched games (on the CPU, and with a GPU learner), Adam's
+step size, decisions per update, the exploration rate, the discount per learner decision, the
+gradient-norm clip and the Q-network's hidden widths."""
 IMITATION_KEYS = ("games", "teacher", "opponents", "epochs", "batch_size", "learning_rate", "value_coef",
                   "margin", "anchor", "dmc_start", "prior_weight", "workers")
 """Settings of the ``imitation`` section (see :mod:`cardgames_env.training.imitation`): games the
@@ -243,7 +244,7 @@ def _validate_dmc(config: Mapping[str, Any]) -> None:
     """Check ``algo`` and the ``dmc`` section, and that DMC runs on the batched engine."""
     _choice(config.get("algo", "ppo"), "algo", ALGOS)
     dmc = _section(config, "dmc", DMC_KEYS)
-    for key in ("n_envs", "batch_size"):
+    for key in ("n_envs", "n_envs_cuda", "batch_size"):
         _int(dmc.get(key, 1), f"dmc.{key}")
     _number(dmc.get("learning_rate", 3e-4), "dmc.learning_rate", 0.0, strict=True)
     _number(dmc.get("epsilon", 0.05), "dmc.epsilon", 0.0, 1.0)
@@ -304,8 +305,9 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
     _int(config.get("n_envs"), "n_envs")
     _choice(config.get("vec_env"), "vec_env", VEC_ENVS)
     _choice(config.get("engine", "aec"), "engine", ENGINES)
-    batched = _section(config, "vector", ("n_envs", "ppo"))
-    _int(batched.get("n_envs", 1), "vector.n_envs")
+    batched = _section(config, "vector", ("n_envs", "n_envs_cuda", "ppo"))
+    for key in ("n_envs", "n_envs_cuda"):
+        _int(batched.get(key, 1), f"vector.{key}")
     _choice(config.get("opponents"), "opponents", OPPONENT_MODES)
     _validate_dmc(config)
     _int(config.get("learner_seat"), "learner_seat", low=0, optional=True)
@@ -388,6 +390,8 @@ class DMCConfig:
     """Deep Monte-Carlo's settings (the ``dmc`` section; see :mod:`cardgames_env.training.dmc`)."""
 
     n_envs: int = 256
+    n_envs_cuda: int = 4096
+    """Batched games when the learner is on a GPU."""
     learning_rate: float = 1e-3
     batch_size: int = 1024
     epsilon: float = 0.05
@@ -402,6 +406,8 @@ class VectorSection:
     ``ppo`` settings that replace the AEC path's."""
 
     n_envs: int = 256
+    n_envs_cuda: int = 4096
+    """Batched games when the learner is on a GPU."""
     ppo: dict[str, Any] = field(default_factory=dict)
 
 
@@ -464,8 +470,10 @@ class TrainConfig:
     """Every setting of one training run, resolved and validated (:func:`resolve_config`).
 
     ``n_envs`` is the number of games the learner plays at once, whichever section it came
-    from (``n_envs``, ``vector.n_envs`` or ``dmc.n_envs``, or ``--n-envs``); ``ppo`` holds the
-    PPO settings in force (``vector.ppo`` already applied on the batched engine).
+    from (``n_envs``, ``vector.n_envs`` or ``dmc.n_envs``, or ``--n-envs``), for a CPU learner;
+    :meth:`for_device` gives the settings of a run whose learner is on another device (the
+    section's ``n_envs_cuda`` for a GPU). ``ppo`` holds the PPO settings in force
+    (``vector.ppo`` already applied on the batched engine).
     """
 
     timesteps: int
@@ -487,10 +495,21 @@ class TrainConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
 
+    n_envs_cuda: int | None = None
+    """Games at once with a GPU learner (the engine's section's ``n_envs_cuda``); ``None`` on
+    the AEC path or when ``--n-envs`` decided."""
+
     @property
     def batched(self) -> bool:
         """Whether the learner plays on the batched engine."""
         return self.engine == "vector"
+
+    def for_device(self, kind: str) -> TrainConfig:
+        """The settings of a run whose learner is on a ``kind`` device (``"cpu"``, ``"cuda"``):
+        with a GPU, ``n_envs`` becomes ``n_envs_cuda`` where the section gives it."""
+        if kind != "cuda" or self.n_envs_cuda is None:
+            return self
+        return replace(self, n_envs=self.n_envs_cuda)
 
     def as_dict(self) -> dict[str, Any]:
         """The settings as a JSON object, the shape of a config file (a run's ``config.json``)."""
@@ -569,7 +588,11 @@ def resolve_config(
         settings["eval"] = {**_mapping(settings, "eval"), "games": overrides.eval_games,
                             "final_games": overrides.eval_games}
     validate_config(settings)
-    return _typed(settings)
+    config = _typed(settings)
+    if overrides.n_envs is not None or not config.batched:
+        return config
+    section = config.dmc if config.algo == "dmc" else config.vector
+    return replace(config, n_envs_cuda=section.n_envs_cuda)
 
 
 def _mapping(settings: Mapping[str, Any], key: str) -> dict[str, Any]:

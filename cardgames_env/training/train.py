@@ -112,16 +112,17 @@ def train(
     if config.imitation.games > 0:
         check_agent_kinds(target.raw_env(), None, config.imitation.teacher, config.imitation.opponents)
     pool = target.opponent_pool(config.opponents, config.selfplay)
-    device = resolve_device(config.device)
-    plan = plan_threads(str(device), config.torch_threads, config.threads)
+    on = resolve_device(config.device)
+    config = config.for_device(on.type)  # a GPU learner plays its section's n_envs_cuda games
+    plan = plan_threads(str(on), config.torch_threads, config.threads)
     if run is None:
         prefix = f"{env_name}-dmc" if config.algo == "dmc" else env_name
         run = check_output_folder(Path("runs") / f"{prefix}-{config.opponents}-s{seed}")
     plan.apply()
     log(plan.describe())
-    fitted = _learner(config)(target, config, pool, run, seed, device, log, progress)
+    fitted = _learner(config)(target, config, pool, run, seed, on, log, progress)
     results = final_evaluations(target.raw_env(), fitted.policy, config.eval, progress, log)
-    summary = {**fitted.summary, "device": str(device), "threads": plan.as_dict(),
+    summary = {**fitted.summary, "device": str(on), "threads": plan.as_dict(),
                "final_evaluations": [match_json(r) for r in results]}
     (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     sidecar = fitted.model_path.with_suffix(".json").name

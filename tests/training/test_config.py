@@ -93,4 +93,16 @@ def test_a_runs_recorded_settings_give_the_same_run_again(tmp_path: Path) -> Non
         path.write_text(json.dumps({**config.as_dict(), "env": "haggis_v0", "options": {}, "seed": 3}))
         assert resolve_config("haggis", path, overrides) == config
         assert isinstance(config, TrainConfig)
-        assert {f.name for f in fields(TrainConfig)} <= set(config.as_dict())
+        derived = {"n_envs_cuda"}  # from the engine's section, not a setting of its own
+        assert {f.name for f in fields(TrainConfig)} - derived <= set(config.as_dict())
+
+
+def test_a_gpu_learner_plays_its_sections_n_envs_cuda_games() -> None:
+    raw = load_config("red7")
+    for overrides, section in ((Overrides(algo="dmc"), "dmc"), (Overrides(engine="vector"), "vector")):
+        config = resolve_config("red7", overrides=overrides)
+        assert config.for_device("cpu").n_envs == raw[section]["n_envs"]
+        assert config.for_device("cuda").n_envs == raw[section]["n_envs_cuda"]
+    assert resolve_config("red7", overrides=Overrides(algo="dmc", n_envs=64)).for_device("cuda").n_envs == 64
+    aec = resolve_config("red7")
+    assert aec.for_device("cuda").n_envs == raw["n_envs"]
