@@ -1,10 +1,18 @@
-"""What a learner hands back to the run that trained it: :class:`Fitted`."""
+"""What a learner is to the run that trains it: :class:`Learner`, the entry point every
+algorithm module provides, and :class:`Fitted`, what it hands back."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from cardgames_env.agents.pool import OpponentPool
+
+    from .config import TrainConfig
+    from .target import TrainingTarget
 
 
 @dataclass
@@ -32,4 +40,22 @@ class Fitted:
     steps_per_s: float
 
 
-__all__ = ["Fitted"]
+class Learner(Protocol):
+    """An algorithm's entry point (``train_ppo``, ``train_dmc``): trains for one seat of
+    ``target`` as ``config`` says against ``pool``, on ``device``, writing the run folder
+    ``run`` (all but ``summary.json``), and returns the trained policy and its figures."""
+
+    def __call__(
+        self,
+        target: TrainingTarget,
+        config: TrainConfig,
+        pool: OpponentPool,
+        run: Path,
+        seed: int,
+        device: Any = "cpu",
+        log: Callable[[str], None] = print,
+        progress: bool | None = False,
+    ) -> Fitted: ...
+
+
+__all__ = ["Fitted", "Learner"]

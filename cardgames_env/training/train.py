@@ -30,7 +30,7 @@ from typing import Any
 from .config import ENGINES, OPPONENT_MODES, VEC_ENVS, Overrides, TrainConfig, resolve_config
 from .device import resolve_device
 from .evaluate import MatchResult, final_evaluations, match_json
-from .fitted import Fitted
+from .fitted import Learner
 from .imitation import check_agent_kinds
 from .output import check_output_folder
 from .target import TrainingTarget
@@ -131,7 +131,7 @@ def train(
                        fitted.steps_per_s, results)
 
 
-def _learner(config: TrainConfig) -> Callable[..., Fitted]:
+def _learner(config: TrainConfig) -> Learner:
     """The entry point of the run's algorithm (imported only now: it loads torch)."""
     if config.algo == "dmc":
         from .dmc import train_dmc
