@@ -22,19 +22,30 @@ The header names the OpenMP workers' wait (see ``docs/vector.md``): by default t
 about 30 us after each parallel region; on a machine of your own, ``OMP_WAIT_POLICY=ACTIVE``
 keeps them spinning.
 
-**More sections.** The table is built from :data:`SECTIONS`: a title and a function that
-measures its rows. The learners' rows (DMC and PPO at the default and the large ``N``, on the
-CPU and on the GPU where there is one) are another such section, appended there.
+**Learners.** ``cardgames train`` with DMC and with PPO on the batched engine
+(``--learner-games``, Red7 by default) at the same sizes, once with ``--threads 1`` and once
+with ``--threads``, on the CPU and, where torch sees one, on the GPU: env steps per second
+(learner and opponents) as the run's ``summary.json`` gives them, updates included. Each
+run plays ``--learner-steps`` steps of every game (DMC: one decision per game per step; PPO:
+rollouts of that many steps, ``vector.ppo.n_steps`` set to it, one epoch), against random
+opponents, so a figure measures the loop and not the game's opponents.
+
+The table is built from :data:`SECTIONS`: a title and a function that measures its rows.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import json
 import os
 import statistics
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from bench_vector import add_run_arguments, check_run_arguments, machine, parse_subject, random_legal_rows
@@ -129,11 +140,47 @@ class Section:
     rows: Callable[[argparse.Namespace], list[Row]]
 
 
-SECTIONS: list[Section] = [Section("engines", engine_rows)]
-"""The table's sections, in order (``--sections`` picks some). A learners' section (DMC and
-PPO env steps per second on 1 thread and on all cores, at the default and the large ``N``, on
-the CPU and on the GPU where there is one) is one more ``Section`` whose function returns its
-``Row``s with the same ``(N, threads)`` cells."""
+def learner_figure(env: str, algo: str, device: str, n: int, threads: int, steps: int) -> float:
+    """Env steps per second of one ``cardgames train`` run (``summary.json``'s figure)."""
+    from cardgames_env.training.train import train
+
+    settings = {"eval": {"points": 1, "games": 2, "final_games": 2}, "checkpoint_every": 10**9,
+                "dmc": {"n_envs": n}, "vector": {"n_envs": n, "ppo": {"n_steps": steps, "n_epochs": 1}}}
+    with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
+        config = Path(folder) / "bench.json"
+        config.write_text(json.dumps(settings))
+        train(env, algo=algo, engine="vector", timesteps=steps * n, opponents="random", seed=0,
+              out=Path(folder) / "run", device=device, threads=threads, config_path=config, progress=False,
+              log=lambda _: None)
+        return float(json.loads((Path(folder) / "run" / "summary.json").read_text())["env_steps_per_s"])
+
+
+def learner_devices() -> list[str]:
+    """``cpu``, and ``cuda`` where torch sees a GPU."""
+    import torch
+
+    return ["cpu", "cuda"] if torch.cuda.is_available() else ["cpu"]
+
+
+def learner_rows(args: argparse.Namespace) -> list[Row]:
+    """The learners' section: DMC and PPO on each device, at each size, on 1 and ``args.threads``
+    threads (one run each)."""
+    rows = []
+    for env in args.learner_games:
+        for algo in ("dmc", "ppo"):
+            for device in learner_devices():
+                cells = {}
+                for n in args.sizes:
+                    for threads in sorted({1, args.threads}):
+                        print(f"  {algo} {env} {device} N={n} threads={threads} "
+                              f"(load {os.getloadavg()[0]:.2f})", flush=True)
+                        cells[n, threads] = learner_figure(env, algo, device, n, threads, args.learner_steps)
+                rows.append(Row(f"{algo} {env} ({device}), env steps/s", cells))
+    return rows
+
+
+SECTIONS: list[Section] = [Section("engines", engine_rows), Section("learners", learner_rows)]
+"""The table's sections, in order (``--sections`` picks some)."""
 
 
 def print_table(title: str, rows: list[Row], sizes: list[int], threads: int) -> None:
@@ -161,6 +208,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sections", nargs="+", default=[s.title for s in SECTIONS],
                         choices=[s.title for s in SECTIONS], help="which sections to measure")
     parser.add_argument("--quick", action="store_true", help="1 round x 0.3 s per figure")
+    parser.add_argument("--learner-games", nargs="+", default=["red7_v0"],
+                        help="envs of the learners' section (default red7_v0)")
+    parser.add_argument("--learner-steps", type=int, default=16,
+                        help="steps of every game in one learner run (default 16)")
     args = parser.parse_args(argv)
     if args.quick:
         args.seconds, args.rounds = 0.3, 1

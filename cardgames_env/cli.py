@@ -430,7 +430,7 @@ def check_agents(name: str, options: Sequence[str], specs: Sequence[str]) -> Non
 RLLIB_ONLY = ("num_env_runners", "envs_per_runner", "address", "iterations", "rllib_setup")
 """``cardgames train`` options of the RLlib backend (defaults None)."""
 SB3_ONLY = ("timesteps", "opponents", "n_envs", "vec_env", "engine", "eval_games", "config",
-            "imitation_games", "imitation_teacher", "algo")
+            "imitation_games", "imitation_teacher", "algo", "device", "threads")
 """``cardgames train`` options of the SB3 backend (defaults None)."""
 
 
@@ -486,7 +486,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     given = [name for name in RLLIB_ONLY if getattr(args, name, None) is not None]
     if given:
         raise UsageError(f"--{given[0].replace('_', '-')} belongs to --backend rllib")
-    for value, what in ((args.n_envs, "--n-envs"), (args.eval_games, "--eval-games")):
+    counts = ((args.n_envs, "--n-envs"), (args.eval_games, "--eval-games"), (args.threads, "--threads"))
+    for value, what in counts:
         if value is not None:
             positive(value, what)
     for value, what in ((args.timesteps, "--timesteps"), (args.imitation_games, "--imitation-games")):
@@ -508,7 +509,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             n_envs=args.n_envs, seed=args.seed, out=args.out, vec_env=args.vec_env,
             eval_games=args.eval_games, progress=progress_setting(args), config_path=args.config,
             engine=args.engine, imitation_games=args.imitation_games,
-            imitation_teacher=args.imitation_teacher, algo=args.algo,
+            imitation_teacher=args.imitation_teacher, algo=args.algo, device=args.device,
+            threads=args.threads,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -693,6 +695,12 @@ def build_parser() -> argparse.ArgumentParser:
                               "(default: config, 0 = none)")
     p_train.add_argument("--imitation-teacher", default=None, metavar="KIND",
                          help="the agent kind imitated: search, heuristic, ... (default: config, search)")
+    p_train.add_argument("--device", default=None, metavar="DEVICE",
+                         help="where the learner runs: auto (a CUDA GPU when there is one), cpu, cuda or "
+                              "cuda:K (default: config, auto)")
+    p_train.add_argument("--threads", type=int, default=None, metavar="N",
+                         help="CPU cores the run may use in all: the engines' kernels, the learner and the "
+                              "opponents share them (default: every core)")
     p_train.add_argument("--seed", type=int, default=0, help="seed of the envs and the network")
     p_train.add_argument("--out", default=None, help="run folder (default runs/<env>-<opponents>-s<seed>)")
     p_train.add_argument("--eval-games", type=int, default=None,

@@ -8,7 +8,7 @@ training and only the newest ``window`` of them are kept.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -83,7 +83,19 @@ class OpponentPool:
 
     def sample(self, rng: np.random.Generator) -> str:
         """Draw one entry with :meth:`probabilities`."""
+        return self.sampler()(rng)
+
+    def sampler(self) -> Callable[[np.random.Generator], str]:
+        """Return a function drawing one entry with the probabilities the pool has now: the
+        draws of :meth:`sample` (``rng.choice`` over the entries: one uniform draw each),
+        without working out the probabilities again for every draw."""
         probs = self.probabilities()
         specs = list(probs)
         weights = np.fromiter(probs.values(), dtype=np.float64)
-        return specs[int(rng.choice(len(specs), p=weights / weights.sum()))]
+        cdf = (weights / weights.sum()).cumsum()
+        cdf /= cdf[-1]
+
+        def draw(rng: np.random.Generator) -> str:
+            return specs[int(cdf.searchsorted(rng.random(), side="right"))]
+
+        return draw

@@ -10,7 +10,9 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
@@ -98,10 +100,11 @@ ENGINES = ("aec", "vector")
 ALGOS = ("ppo", "dmc")
 """Values of the ``algo`` setting (``--algo``): sb3-contrib's MaskablePPO, or Deep
 Monte-Carlo on the batched engine (:mod:`cardgames_env.training.dmc`)."""
-DMC_KEYS = ("n_envs", "learning_rate", "batch_size", "epsilon", "gamma", "max_grad_norm", "net_arch")
-"""Settings of the ``dmc`` section: batched games, Adam's step size, decisions per update,
-the exploration rate, the discount per learner decision, the gradient-norm clip and the
-Q-network's hidden widths."""
+DMC_KEYS = ("n_envs", "n_envs_cuda", "learning_rate", "batch_size", "epsilon", "gamma", "max_grad_norm",
+            "net_arch")
+"""Settings of the ``dmc`` section: batched games (on the CPU, and with a GPU learner), Adam's
+step size, decisions per update, the exploration rate, the discount per learner decision, the
+gradient-norm clip and the Q-network's hidden widths."""
 IMITATION_KEYS = ("games", "teacher", "opponents", "epochs", "batch_size", "learning_rate", "value_coef",
                   "margin", "anchor", "dmc_start", "prior_weight", "workers")
 """Settings of the ``imitation`` section (see :mod:`cardgames_env.training.imitation`): games the
@@ -113,6 +116,9 @@ large margin, in standard deviations of the returns; ``anchor``: the weight of t
 decisions' loss in each update)."""
 DMC_STARTS = ("prior", "fit")
 """Values of ``imitation.dmc_start``: how a DMC run starts from the teacher's games."""
+DEVICE_PATTERN = re.compile(r"auto|cpu|cuda(:\d+)?")
+"""Values of the ``device`` setting (``--device``): ``auto`` (the first CUDA device when there
+is one, else the CPU), ``cpu``, ``cuda`` or ``cuda:K``."""
 RUN_KEYS = ("env", "options", "seed")
 """Keys a run's ``config.json`` records; a config file may hold them (so a run's file can be
 reused), and the command line decides their values."""
@@ -238,7 +244,7 @@ def _validate_dmc(config: Mapping[str, Any]) -> None:
     """Check ``algo`` and the ``dmc`` section, and that DMC runs on the batched engine."""
     _choice(config.get("algo", "ppo"), "algo", ALGOS)
     dmc = _section(config, "dmc", DMC_KEYS)
-    for key in ("n_envs", "batch_size"):
+    for key in ("n_envs", "n_envs_cuda", "batch_size"):
         _int(dmc.get(key, 1), f"dmc.{key}")
     _number(dmc.get("learning_rate", 3e-4), "dmc.learning_rate", 0.0, strict=True)
     _number(dmc.get("epsilon", 0.05), "dmc.epsilon", 0.0, 1.0)
@@ -253,6 +259,17 @@ def _validate_dmc(config: Mapping[str, Any]) -> None:
         raise ValueError("algo dmc trains on the batched engine: use engine vector (--engine vector)")
 
 
+def check_device_name(device: Any) -> None:
+    """Check the form of a ``device`` setting (whether the device is there is checked when the
+    learner is built: :func:`cardgames_env.training.device.resolve_device`).
+
+    Raises:
+        ValueError: for anything but ``auto``, ``cpu``, ``cuda`` or ``cuda:K``.
+    """
+    if not isinstance(device, str) or not DEVICE_PATTERN.fullmatch(device):
+        raise ValueError(f"device must be auto, cpu, cuda or cuda:K, got {device!r}")
+
+
 def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | None = None) -> None:
     """Check every training setting's type and range, without importing any RL library.
 
@@ -265,8 +282,8 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
         ValueError: naming the first bad setting.
     """
     known = ("timesteps", "n_envs", "vec_env", "engine", "algo", "dmc", "vector", "opponents", "learner_seat",
-             "torch_threads", "ppo", "eval", "checkpoint_every", "selfplay", "imitation", "description",
-             *RUN_KEYS)
+             "torch_threads", "device", "threads", "ppo", "eval", "checkpoint_every", "selfplay", "imitation",
+             "description", *RUN_KEYS)
     unknown = sorted(str(k) for k in config if k not in known)
     if unknown:
         raise ValueError(f"unknown setting {unknown[0]!r}; expected one of {', '.join(known)}")
@@ -288,12 +305,15 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
     _int(config.get("n_envs"), "n_envs")
     _choice(config.get("vec_env"), "vec_env", VEC_ENVS)
     _choice(config.get("engine", "aec"), "engine", ENGINES)
-    batched = _section(config, "vector", ("n_envs", "ppo"))
-    _int(batched.get("n_envs", 1), "vector.n_envs")
+    batched = _section(config, "vector", ("n_envs", "n_envs_cuda", "ppo"))
+    for key in ("n_envs", "n_envs_cuda"):
+        _int(batched.get(key, 1), f"vector.{key}")
     _choice(config.get("opponents"), "opponents", OPPONENT_MODES)
     _validate_dmc(config)
     _int(config.get("learner_seat"), "learner_seat", low=0, optional=True)
     _int(config.get("torch_threads"), "torch_threads", optional=True)
+    _int(config.get("threads"), "threads", optional=True)
+    check_device_name(config.get("device", "auto"))
     _int(config.get("checkpoint_every", 50_000), "checkpoint_every")
 
     evals = _section(config, "eval", ("points", "games", "final_games", "seed", "metric", "every"))
@@ -329,3 +349,276 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
                          f"(advantages are normalised per mini-batch), got {ppo.get('batch_size')}")
     if ppo.get("n_steps", 2048) * config["n_envs"] < 2:
         raise ValueError("ppo.n_steps x n_envs must be >= 2 (a rollout of one step cannot be normalised)")
+
+
+# --- the typed settings of one run ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """MaskablePPO's settings (the ``ppo`` section, the batched engine's ``vector.ppo`` over it
+    when ``engine`` is ``"vector"``); the defaults are MaskablePPO's own.
+
+    ``learning_rate`` and the clip ranges may also be SB3 schedules (callables) from the Python API.
+    """
+
+    learning_rate: Any = 3e-4
+    n_steps: int = 2048
+    batch_size: int = 64
+    n_epochs: int = 10
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: Any = 0.2
+    clip_range_vf: Any = None
+    normalize_advantage: bool = True
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    stats_window_size: int = 100
+    net_arch: Any = field(default_factory=lambda: [64, 64])
+    """Hidden widths of the actor and critic: a list, or ``{"pi": [...], "vf": [...]}``."""
+
+    def model_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``MaskablePPO`` these settings give (``net_arch`` goes in
+        ``policy_kwargs``, which the trainer builds)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "net_arch"}
+
+
+@dataclass(frozen=True)
+class DMCConfig:
+    """Deep Monte-Carlo's settings (the ``dmc`` section; see :mod:`cardgames_env.training.dmc`)."""
+
+    n_envs: int = 256
+    n_envs_cuda: int = 4096
+    """Batched games when the learner is on a GPU."""
+    learning_rate: float = 1e-3
+    batch_size: int = 1024
+    epsilon: float = 0.05
+    gamma: float = 1.0
+    max_grad_norm: float = 40.0
+    net_arch: list[int] = field(default_factory=lambda: [256, 256])
+
+
+@dataclass(frozen=True)
+class VectorSection:
+    """The batched engine's overrides for PPO (the ``vector`` section): its ``n_envs`` and the
+    ``ppo`` settings that replace the AEC path's."""
+
+    n_envs: int = 256
+    n_envs_cuda: int = 4096
+    """Batched games when the learner is on a GPU."""
+    ppo: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ImitationConfig:
+    """The start from a teacher's games (the ``imitation`` section; see
+    :mod:`cardgames_env.training.imitation`). ``games`` 0: no imitation. The defaults here and
+    in the other sections are ``configs/default.json``'s, for settings built in Python."""
+
+    games: int = 0
+    teacher: str = "search"
+    opponents: str = "heuristic"
+    workers: int = 2
+    epochs: int = 15
+    batch_size: int = 512
+    learning_rate: float = 1e-3
+    value_coef: float = 0.5
+    margin: float = 0.5
+    anchor: float = 1.0
+    dmc_start: str = "prior"
+    prior_weight: float = 0.1
+
+    def source(self) -> dict[str, Any] | None:
+        """What the run imitates (``games``, ``teacher``, ``opponents``, as the sidecar records
+        it), or ``None`` without imitation games."""
+        if self.games <= 0:
+            return None
+        return {"games": self.games, "teacher": self.teacher, "opponents": self.opponents}
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """The evaluations against random during training and the final ones (the ``eval`` section)."""
+
+    points: int = 10
+    games: int = 40
+    final_games: int = 400
+    seed: int = 1_000_000
+    metric: str = "points"
+    every: int | None = None
+    """Learner steps between evaluations; ``None``: ``timesteps / points``."""
+
+    def interval(self, timesteps: int) -> int:
+        """Learner steps between two evaluations of a run of ``timesteps`` steps."""
+        return self.every or max(timesteps // max(self.points, 1), 1)
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    """Self-play snapshots and how the opponent pool samples them (the ``selfplay`` section)."""
+
+    snapshot_every: int = 25_000
+    sampling: str = "snapshots"
+    snapshot_prob: float = 0.5
+    window: int = 5
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Every setting of one training run, resolved and validated (:func:`resolve_config`).
+
+    ``n_envs`` is the number of games the learner plays at once, whichever section it came
+    from (``n_envs``, ``vector.n_envs`` or ``dmc.n_envs``, or ``--n-envs``), for a CPU learner;
+    :meth:`for_device` gives the settings of a run whose learner is on another device (the
+    section's ``n_envs_cuda`` for a GPU). ``ppo`` holds the PPO settings in force
+    (``vector.ppo`` already applied on the batched engine).
+    """
+
+    timesteps: int
+    n_envs: int
+    algo: str = "ppo"
+    engine: str = "aec"
+    vec_env: str = "dummy"
+    opponents: str = "selfplay"
+    learner_seat: int | None = None
+    torch_threads: int | None = 1
+    device: str = "auto"
+    threads: int | None = None
+    """CPU threads the run may use in all (``None``: every core this process may run on)."""
+    checkpoint_every: int = 50_000
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    dmc: DMCConfig = field(default_factory=DMCConfig)
+    vector: VectorSection = field(default_factory=VectorSection)
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+
+    n_envs_cuda: int | None = None
+    """Games at once with a GPU learner (the engine's section's ``n_envs_cuda``); ``None`` on
+    the AEC path or when ``--n-envs`` decided."""
+
+    @property
+    def batched(self) -> bool:
+        """Whether the learner plays on the batched engine."""
+        return self.engine == "vector"
+
+    def for_device(self, kind: str) -> TrainConfig:
+        """The settings of a run whose learner is on a ``kind`` device (``"cpu"``, ``"cuda"``):
+        with a GPU, ``n_envs`` becomes ``n_envs_cuda`` where the section gives it."""
+        if kind != "cuda" or self.n_envs_cuda is None:
+            return self
+        return replace(self, n_envs=self.n_envs_cuda)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The settings as a JSON object, the shape of a config file (a run's ``config.json``)."""
+        return {
+            "timesteps": self.timesteps, "n_envs": self.n_envs, "vec_env": self.vec_env,
+            "engine": self.engine, "algo": self.algo, "vector": asdict(self.vector),
+            "opponents": self.opponents,
+            "learner_seat": self.learner_seat, "torch_threads": self.torch_threads, "device": self.device,
+            "threads": self.threads, "ppo": asdict(self.ppo),
+            "dmc": asdict(self.dmc), "eval": asdict(self.eval), "checkpoint_every": self.checkpoint_every,
+            "selfplay": asdict(self.selfplay), "imitation": asdict(self.imitation),
+        }
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Values given on the command line (or to :func:`~cardgames_env.training.train.train`);
+    ``None`` leaves the config's value."""
+
+    timesteps: int | None = None
+    opponents: str | None = None
+    n_envs: int | None = None
+    vec_env: str | None = None
+    engine: str | None = None
+    algo: str | None = None
+    eval_games: int | None = None
+    imitation_games: int | None = None
+    imitation_teacher: str | None = None
+    device: str | None = None
+    threads: int | None = None
+
+
+def _select_sections(settings: dict[str, Any]) -> None:
+    """Apply the section of the engine in use to ``settings``, in place: ``dmc.n_envs`` for DMC,
+    ``vector.n_envs`` and ``vector.ppo`` for PPO on the batched engine. A section of the wrong
+    shape is left for validation to name."""
+    dmc, batched = settings.get("dmc", {}), settings.get("vector", {})
+    if settings.get("engine") != "vector":
+        return
+    if settings.get("algo") == "dmc":
+        if isinstance(dmc, Mapping) and "n_envs" in dmc:
+            settings["n_envs"] = dmc["n_envs"]
+    elif isinstance(batched, Mapping):
+        settings["n_envs"] = batched.get("n_envs", settings.get("n_envs"))
+        ppo = settings.get("ppo", {})
+        if isinstance(ppo, Mapping) and isinstance(batched.get("ppo", {}), Mapping):
+            settings["ppo"] = {**ppo, **batched.get("ppo", {})}
+
+
+def resolve_config(
+    game: str, path: str | Path | None = None, overrides: Overrides = Overrides()
+) -> TrainConfig:
+    """Return the settings of a run: default.json, the game's config.json, the file ``path``,
+    then the ``overrides``; checked once, without importing any RL library.
+
+    DMC trains on the batched engine, so ``algo`` ``"dmc"`` without an engine asks for it.
+
+    Raises:
+        ValueError: naming the first unknown or bad setting.
+    """
+    settings = load_config(game, path)
+    for key in ("algo", "engine"):
+        if getattr(overrides, key) is not None:
+            settings[key] = getattr(overrides, key)
+    if overrides.engine is None and settings.get("algo") == "dmc":
+        settings["engine"] = "vector"
+    settings.setdefault("engine", "aec")
+    _select_sections(settings)
+    for key in ("timesteps", "opponents", "n_envs", "vec_env", "device", "threads"):
+        if getattr(overrides, key) is not None:
+            settings[key] = getattr(overrides, key)
+    for key, value in (("games", overrides.imitation_games), ("teacher", overrides.imitation_teacher)):
+        if value is not None:
+            settings["imitation"] = {**_mapping(settings, "imitation"), key: value}
+    if overrides.eval_games is not None:
+        settings["eval"] = {**_mapping(settings, "eval"), "games": overrides.eval_games,
+                            "final_games": overrides.eval_games}
+    validate_config(settings)
+    config = _typed(settings)
+    if overrides.n_envs is not None or not config.batched:
+        return config
+    section = config.dmc if config.algo == "dmc" else config.vector
+    return replace(config, n_envs_cuda=section.n_envs_cuda)
+
+
+def _mapping(settings: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """A copy of the section ``settings[key]`` to add keys to (``{}`` when absent).
+
+    Raises:
+        ValueError: when the section is not a JSON object.
+    """
+    value = settings.get(key, {})
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{key} must be a JSON object, got {_kind(value)} ({value!r})")
+    return dict(value)
+
+
+def _typed(settings: Mapping[str, Any]) -> TrainConfig:
+    """The :class:`TrainConfig` of validated ``settings``."""
+    names = ("timesteps", "n_envs", "algo", "engine", "vec_env", "opponents", "learner_seat", "torch_threads",
+             "device", "threads", "checkpoint_every")
+    plain = {k: settings[k] for k in names if k in settings}
+    batched = dict(settings.get("vector", {}))
+    return TrainConfig(
+        **plain,
+        ppo=PPOConfig(**settings.get("ppo", {})),
+        dmc=DMCConfig(**settings.get("dmc", {})),
+        vector=VectorSection(**batched),
+        imitation=ImitationConfig(**settings.get("imitation", {})),
+        eval=EvalConfig(**settings.get("eval", {})),
+        selfplay=SelfPlayConfig(**settings.get("selfplay", {})),
+    )

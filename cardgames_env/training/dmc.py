@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,12 +54,13 @@ from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
 from cardgames_env.core.masks import legal_rows
 from cardgames_env.core.progress import Progress
 
-from .config import rounding_note, whole_units
-from .evaluate import MatchResult, evaluate, final_evaluations, match_json
+from .config import TrainConfig, rounding_note, whole_units
+from .evaluate import evaluate
 from .export import Layers, linear_layer, sum_of_networks, write_policy
-from .imitation import Demonstrations, collect_for_run, fit_minibatches, imitation_source, write_history
+from .fitted import Fitted
+from .imitation import Demonstrations, collect_for_run, fit_minibatches, write_history
 from .plots import EVAL_CSV, IMITATION_CSV, append_eval_log, plot_learning_curve, start_eval_log
-from .threads import limit_threads
+from .target import TrainingTarget
 
 
 def build_q_network(observation_size: int, num_actions: int, net_arch: list[int]) -> Any:
@@ -113,6 +114,7 @@ class ActingScores:
 
     def __init__(self, network: Any, prior: Any = None, weight: float = 0.0):
         self.network, self.prior, self.weight = network, prior, float(weight)
+        self.device = next(network.parameters()).device
         self._prior_layers = network_layers(prior) if prior is not None else None  # frozen: read once
 
     def __call__(self, observations: np.ndarray) -> np.ndarray:
@@ -120,11 +122,11 @@ class ActingScores:
         import torch
 
         with torch.no_grad():
-            batch = torch.as_tensor(observations)
+            batch = torch.as_tensor(observations, device=self.device)
             scores = self.network(batch)
             if self.prior is not None:
                 scores = scores + self.weight * self.prior(batch)
-            return np.asarray(scores.numpy())
+            return np.asarray(scores.cpu().numpy())
 
     def layers(self) -> Layers:
         """The layers of one MLP that computes the scores (the Q-network's, without a prior)."""
@@ -191,16 +193,16 @@ def demonstration_loss(
 
 
 class TeacherDecisions:
-    """A teacher's recorded decisions as tensors: observations, masks, the teacher's actions
-    and their returns-to-go (:func:`demonstration_returns`), with ``scale``, the returns'
-    standard deviation (1 when they are all equal). Subclasses add the loss a fit minimises
-    (``__call__(network, rows)``).
+    """A teacher's recorded decisions as tensors on ``device``: observations, masks, the
+    teacher's actions and their returns-to-go (:func:`demonstration_returns`), with ``scale``,
+    the returns' standard deviation (1 when they are all equal). Subclasses add the loss a fit
+    minimises (``__call__(network, rows)``).
 
     Raises:
         ValueError: for fewer than two decisions.
     """
 
-    def __init__(self, demos: Demonstrations, gamma: float):
+    def __init__(self, demos: Demonstrations, gamma: float, device: Any = "cpu"):
         import torch
 
         if len(demos) < 2:
@@ -208,10 +210,10 @@ class TeacherDecisions:
         targets = demonstration_returns(demos.rewards, demos.last, gamma).astype(np.float32)
         spread = float(targets.std())
         self.scale = spread if spread > 1e-6 else 1.0
-        self.observations = torch.as_tensor(demos.observations)
-        self.masks = torch.as_tensor(demos.masks)
-        self.actions = torch.as_tensor(demos.actions)
-        self.targets = torch.as_tensor(targets)
+        self.observations = torch.as_tensor(demos.observations, device=device)
+        self.masks = torch.as_tensor(demos.masks, device=device)
+        self.actions = torch.as_tensor(demos.actions, device=device)
+        self.targets = torch.as_tensor(targets, device=device)
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -242,10 +244,10 @@ class DemonstrationLoss(TeacherDecisions):
         ValueError: for fewer than two decisions or a negative margin.
     """
 
-    def __init__(self, demos: Demonstrations, gamma: float, margin: float):
+    def __init__(self, demos: Demonstrations, gamma: float, margin: float, device: Any = "cpu"):
         if margin < 0:
             raise ValueError(f"imitation margin must be at least 0, got {margin}")
-        super().__init__(demos, gamma)
+        super().__init__(demos, gamma, device)
         self.margin = margin
 
     def __call__(self, network: Any, rows: np.ndarray) -> Any:
@@ -305,6 +307,10 @@ def fit_demonstrations(
 class EpisodeStore:
     """Keeps each slot's decisions until its game ends, then hands them out with their returns.
 
+    The decisions are kept as whole steps (one array per step for every slot), so recording a
+    step and handing out the finished games cost a few array operations per step of the
+    oldest unfinished game, whatever the number of slots.
+
     Args:
         num_slots: the batched games.
         gamma: discount per later learner decision.
@@ -312,30 +318,50 @@ class EpisodeStore:
 
     def __init__(self, num_slots: int, gamma: float):
         self.gamma = gamma
-        self._obs: list[list[np.ndarray]] = [[] for _ in range(num_slots)]
-        self._actions: list[list[int]] = [[] for _ in range(num_slots)]
-        self._rewards: list[list[float]] = [[] for _ in range(num_slots)]
+        self._steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._first = 0  # the step number of self._steps[0]
+        self._now = 0  # steps recorded
+        self._start = np.zeros(num_slots, dtype=np.int64)  # the step each slot's game started
 
     def add(
         self, observations: np.ndarray, actions: np.ndarray, rewards: np.ndarray, dones: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """Record one step of every slot (the observation acted on, the action, the reward that
         followed, whether the game ended); return the finished games' ``(observations, actions,
-        returns)``, or ``None`` when no game ended."""
-        for i in range(len(actions)):
-            self._obs[i].append(observations[i])
-            self._actions[i].append(int(actions[i]))
-            self._rewards[i].append(float(rewards[i]))
+        returns)``, slot by slot in slot order, each game's decisions in order; ``None`` when no
+        game ended."""
+        self._steps.append((np.asarray(observations), np.asarray(actions, dtype=np.int64),
+                            np.asarray(rewards, dtype=np.float64)))
+        self._now += 1
         finished = np.flatnonzero(dones)
         if finished.size == 0:
             return None
-        obs, acts, rets = [], [], []
-        for i in finished.tolist():
-            obs.extend(self._obs[i])
-            acts.extend(self._actions[i])
-            rets.append(returns_to_go(np.asarray(self._rewards[i]), self.gamma))
-            self._obs[i], self._actions[i], self._rewards[i] = [], [], []
-        return np.stack(obs), np.asarray(acts, dtype=np.int64), np.concatenate(rets)
+        starts = self._start[finished]
+        lengths = self._now - starts
+        offsets = np.cumsum(lengths) - lengths
+        total = int(lengths.sum())
+        first_obs = self._steps[0][0]
+        obs = np.empty((total, *first_obs.shape[1:]), dtype=first_obs.dtype)
+        acts = np.empty(total, dtype=np.int64)
+        rewards_by_step = np.zeros((finished.size, int(lengths.max())), dtype=np.float64)
+        for step in range(int(starts.min()), self._now):  # steps of the oldest finished game
+            playing = starts <= step
+            rows = offsets[playing] + (step - starts[playing])
+            step_obs, step_actions, step_rewards = self._steps[step - self._first]
+            obs[rows] = step_obs[finished[playing]]
+            acts[rows] = step_actions[finished[playing]]
+            rewards_by_step[playing, step - starts[playing]] = step_rewards[finished[playing]]
+        returns = np.empty(total, dtype=np.float64)
+        following = np.zeros(finished.size, dtype=np.float64)
+        for back in range(rewards_by_step.shape[1] - 1, -1, -1):  # G_t = r_t + gamma G_{t+1}
+            playing = back < lengths
+            following = np.where(playing, rewards_by_step[:, back] + self.gamma * following, 0.0)
+            returns[offsets[playing] + back] = following[playing]
+        self._start[finished] = self._now
+        oldest = int(self._start.min())
+        del self._steps[: oldest - self._first]
+        self._first = oldest
+        return obs, acts, returns
 
 
 class SampleQueue:
@@ -370,8 +396,10 @@ def dmc_update(network: Any, optimizer: Any, batch: tuple[np.ndarray, np.ndarray
     import torch
 
     observations, actions, returns = batch
-    prediction = q_taken(network, torch.as_tensor(observations), torch.as_tensor(actions))
-    loss = torch.mean((prediction - torch.as_tensor(returns, dtype=torch.float32)) ** 2)
+    device = next(network.parameters()).device
+    prediction = q_taken(network, torch.as_tensor(observations, device=device),
+                         torch.as_tensor(actions, device=device))
+    loss = torch.mean((prediction - torch.as_tensor(returns, dtype=torch.float32, device=device)) ** 2)
     optimizer.zero_grad()
     (loss + anchor() if anchor is not None else loss).backward()
     torch.nn.utils.clip_grad_norm_(network.parameters(), max_grad_norm)
@@ -380,31 +408,28 @@ def dmc_update(network: Any, optimizer: Any, batch: tuple[np.ndarray, np.ndarray
 
 
 def train_dmc(
-    env_name: str,
-    options: Mapping[str, Any],
-    settings: Mapping[str, Any],
+    target: TrainingTarget,
+    config: TrainConfig,
     pool: OpponentPool,
     run: Path,
     seed: int,
-    probe: Any,
+    device: Any = "cpu",
     log: Callable[[str], None] = print,
     progress: bool | None = False,
-) -> tuple[dict[str, Any], list[MatchResult]]:
-    """Train a DMC agent for one seat of ``env_name``; write the run folder; return the summary
-    (``summary.json``) and the final evaluations.
+) -> Fitted:
+    """Train a DMC agent for one seat of ``target`` as ``config`` says; write the run folder
+    (all but ``summary.json``); return the greedy policy and the run's figures.
 
-    ``settings`` are the resolved training settings (:func:`~cardgames_env.training.train.train`
-    checked them): ``timesteps`` learner decisions, ``n_envs`` batched games, ``opponents``,
-    ``learner_seat``, ``torch_threads``, ``eval``, ``checkpoint_every``, ``selfplay``, the
-    ``dmc`` section (``learning_rate``, ``batch_size``, ``epsilon``, ``gamma``,
-    ``max_grad_norm``, ``net_arch``) and the ``imitation`` section: with ``games > 0`` the run
-    first starts from the teacher's recorded games as ``imitation.dmc_start`` says (a frozen
-    prior fitted with :class:`CloneLoss`, or the Q-network's own :func:`fit_demonstrations`; the
-    epochs go to ``imitation.csv``), and ``timesteps`` 0 keeps that start as it is. Every step
-    makes one decision in each of the ``n_envs`` games, so ``timesteps`` is rounded up to a
-    multiple of ``n_envs`` (the log and ``summary.json``'s ``timesteps_asked`` say so).
-    ``progress`` draws bars of the steps, the imitation games and the final evaluations' games
-    (``None``: when stderr is a terminal).
+    ``config.timesteps`` learner decisions in ``config.n_envs`` batched games, against
+    ``pool``, with the ``dmc`` section's learning rule; the networks and the updates run on
+    ``device`` (a torch device or its name), the engine and the opponents on the CPU. With
+    ``imitation.games > 0`` the run first starts from the teacher's recorded games as
+    ``imitation.dmc_start`` says (a frozen prior fitted with :class:`CloneLoss`, or the
+    Q-network's own :func:`fit_demonstrations`; the epochs go to ``imitation.csv``), and
+    ``timesteps`` 0 keeps that start as it is. Every step makes one decision in each of the
+    ``n_envs`` games, so ``timesteps`` is rounded up to a multiple of ``n_envs`` (the log and
+    ``summary.json``'s ``timesteps_asked`` say so). ``progress`` draws bars of the steps and
+    the imitation games (``None``: when stderr is a terminal).
 
     Raises:
         ValueError: when torch (the ``train`` extra) is missing.
@@ -414,48 +439,39 @@ def train_dmc(
     except ImportError as error:  # pragma: no cover - depends on the install
         raise ValueError(f"training needs the 'train' extra: {error}") from None
 
-    from .vector_env import VectorTrainingEnv
-
-    dmc = settings["dmc"]
-    total, n, mode = int(settings["timesteps"]), int(settings["n_envs"]), str(settings["opponents"])
-    batch_size, epsilon, clip = int(dmc["batch_size"]), float(dmc["epsilon"]), float(dmc["max_grad_norm"])
+    dmc = config.dmc
+    total, n, mode = config.timesteps, config.n_envs, config.opponents
     torch.manual_seed(seed)
-    limit_threads(settings.get("torch_threads"))
-    venv = VectorTrainingEnv(env_name, n, options, opponents=pool, learner_seat=settings.get("learner_seat"),
-                             seed=seed)
-    network = build_q_network(int(probe.encoding.observation_size), int(probe.encoding.num_actions),
-                              list(dmc["net_arch"]))
-    optimizer = torch.optim.Adam(network.parameters(), lr=float(dmc["learning_rate"]))
+    venv = target.vector_env(n, pool, config.learner_seat, seed)
+    network = build_q_network(target.observation_size, target.num_actions, list(dmc.net_arch)).to(device)
+    optimizer = torch.optim.Adam(network.parameters(), lr=dmc.learning_rate)
     rng = np.random.default_rng(seed)
-    store, queue = EpisodeStore(n, float(dmc["gamma"])), SampleQueue()
+    store, queue = EpisodeStore(n, dmc.gamma), SampleQueue()
     run.mkdir(parents=True, exist_ok=True)
-    (run / "config.json").write_text(
-        json.dumps({**settings, "env": env_name, "options": dict(options), "seed": seed}, indent=2) + "\n",
-        encoding="utf-8",
-    )
-    source = imitation_source(settings.get("imitation", {}))
-    tasks = _PeriodicTasks(run, env_name, options, settings, seed, probe, venv, source)
+    record = {**config.as_dict(), "env": target.env_name, "options": dict(target.options), "seed": seed}
+    (run / "config.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    tasks = _PeriodicTasks(run, target, config, seed, venv)
     planned = whole_units(total, n)
     why = rounding_note(total, planned, f"whole steps of the {n} batched games")
-    log(f"training {env_name} with DMC for {planned} steps{why}: opponents {mode}, {n} batched envs, "
+    log(f"training {target.env_name} with DMC for {planned} steps{why}: opponents {mode}, {n} batched envs, "
         f"seed {seed}, output {run}")
     rollout_s = update_s = 0.0
     steps = 0
     losses: list[float] = []
     start = time.perf_counter()
-    start_from = _imitate(network, env_name, options, settings, run, seed, log, progress)
+    start_from = _imitate(network, target, config, run, seed, log, progress)
     imitation_s, anchor = start_from.seconds, start_from.anchor
     scores = ActingScores(network, start_from.prior, start_from.prior_weight)
     if start_from.prior is not None:
         tasks.fields["prior_weight"] = start_from.prior_weight
-    if source is not None:  # the teacher's fit, before any Monte-Carlo update
+    if config.imitation.source() is not None:  # the teacher's fit, before any Monte-Carlo update
         tasks.save(scores, "checkpoints/model_0_steps", 0)
     tasks.curve.write(scores.policy(), 0)
     tick = time.perf_counter()
     observations = venv.reset()
     bar = Progress(planned, "steps", "train (dmc)", progress)
     while steps < total:
-        actions = epsilon_greedy(scores(observations), venv.action_masks(), epsilon, rng)
+        actions = epsilon_greedy(scores(observations), venv.action_masks(), dmc.epsilon, rng)
         venv.step_async(actions)
         following, rewards, dones, _ = venv.step_wait()
         finished = store.add(observations, actions, rewards, dones)
@@ -466,8 +482,9 @@ def train_dmc(
             queue.put(finished)
         tock = time.perf_counter()
         rollout_s += tock - tick
-        while queue.size >= batch_size:
-            losses.append(dmc_update(network, optimizer, queue.take(batch_size), clip, anchor))
+        while queue.size >= dmc.batch_size:
+            batch = queue.take(dmc.batch_size)
+            losses.append(dmc_update(network, optimizer, batch, dmc.max_grad_norm, anchor))
         tick = time.perf_counter()
         update_s += tick - tock
         if tasks.run_due(scores, steps):
@@ -484,20 +501,17 @@ def train_dmc(
     policy = scores.policy()
     tasks.curve.write(policy, steps)
     chart = plot_learning_curve(run)
-    results = final_evaluations(env_name, options, policy, settings["eval"], progress, log)
     summary = {
-        "env": env_name, "options": dict(options), "opponents": mode, "seed": seed, "algo": "dmc",
+        "env": target.env_name, "options": dict(target.options), "opponents": mode, "seed": seed,
+        "algo": "dmc",
         "timesteps": steps, "timesteps_asked": total, "n_envs": n, "engine": "vector", "vec_env": None,
         "imitation_s": round(imitation_s, 2),
         "wall_s": round(wall, 2), "train_s": round(train_s, 2), "steps_per_s": round(steps / train_s, 1),
         "env_steps": int(venv.env_steps), "env_steps_per_s": round(venv.env_steps / train_s, 1),
         "rollout_s": round(rollout_s, 2), "update_s": round(update_s, 2), "updates": len(losses),
         "final_loss": round(float(np.mean(losses[-100:])), 6) if losses else None,
-        "final_evaluations": [match_json(r) for r in results],
     }
-    (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    log(f"saved {model_path} (+ {model_path.with_suffix('.json').name}), learning curve {chart}")
-    return summary, results
+    return Fitted(policy, model_path, chart, summary, steps, wall, train_s, steps / train_s)
 
 
 @dataclass
@@ -512,9 +526,9 @@ class TeacherStart:
     prior_weight: float = 0.0
 
 
-def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: Mapping[str, Any], run: Path,
-             seed: int, log: Callable[[str], None], progress: bool | None = False) -> TeacherStart:
-    """Start ``network`` from the teacher's games when ``settings["imitation"]["games"] > 0``;
+def _imitate(network: Any, target: TrainingTarget, config: TrainConfig, run: Path, seed: int,
+             log: Callable[[str], None], progress: bool | None = False) -> TeacherStart:
+    """Start ``network`` from the teacher's games when ``config.imitation.games > 0``;
     write ``imitation.csv``. Without imitation: nothing (``TeacherStart()``).
 
     * ``dmc_start`` ``"prior"`` (the default): a second network of the same shape fits the
@@ -527,23 +541,23 @@ def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: 
     """
     import torch
 
-    section = settings.get("imitation", {})
+    section, dmc = config.imitation, config.dmc
     start = time.perf_counter()
-    demos = collect_for_run(env_name, options, section, seed, log, progress)
+    demos = collect_for_run(target, section, seed, log, progress)
     if demos is None:
         return TeacherStart()
-    dmc = settings["dmc"]
-    prior_start = str(section.get("dmc_start", "prior")) == "prior"
-    gamma = float(dmc["gamma"])
-    loss_of: TeacherDecisions = (CloneLoss(demos, gamma) if prior_start else
-                                 DemonstrationLoss(demos, gamma, float(section.get("margin", 0.5))))
+    prior_start = section.dmc_start == "prior"
+    device = next(network.parameters()).device
+    loss_of: TeacherDecisions = (CloneLoss(demos, dmc.gamma, device) if prior_start else
+                                 DemonstrationLoss(demos, dmc.gamma, section.margin, device))
     linears = [module for module in network if isinstance(module, torch.nn.Linear)]
     fitted = (build_q_network(linears[0].in_features, linears[-1].out_features,
-                              [layer.out_features for layer in linears[:-1]]) if prior_start else network)
+                              [layer.out_features for layer in linears[:-1]]).to(device)
+              if prior_start else network)
     history = fit_demonstrations(
         fitted, loss_of,
-        epochs=int(section.get("epochs", 10)), batch_size=int(section.get("batch_size", 512)),
-        learning_rate=float(section.get("learning_rate", 1e-3)), max_grad_norm=float(dmc["max_grad_norm"]),
+        epochs=section.epochs, batch_size=section.batch_size,
+        learning_rate=section.learning_rate, max_grad_norm=dmc.max_grad_norm,
         seed=seed, log=log,
     )
     write_history(run / IMITATION_CSV, history, len(demos))
@@ -552,12 +566,12 @@ def _imitate(network: Any, env_name: str, options: Mapping[str, Any], settings: 
         with torch.no_grad():  # Q = 0 everywhere: the first moves are the prior's
             linears[-1].weight.zero_()
             linears[-1].bias.zero_()
-        weight = float(section.get("prior_weight", 0.1)) * loss_of.scale
+        weight = section.prior_weight * loss_of.scale
         return TeacherStart(time.perf_counter() - start, prior=fitted, prior_weight=weight)
-    anchor_weight = float(section.get("anchor", 1.0))
+    anchor_weight = section.anchor
     if anchor_weight <= 0:
         return TeacherStart(time.perf_counter() - start)
-    rows = int(dmc["batch_size"])
+    rows = dmc.batch_size
     rng = np.random.default_rng([seed, 0xD3])
 
     def anchor() -> Any:
@@ -570,22 +584,20 @@ class _PeriodicTasks:
     """The evaluations, checkpoints and (self-play) snapshots of a run, each every so many
     learner steps (settings ``eval``, ``checkpoint_every``, ``selfplay.snapshot_every``)."""
 
-    def __init__(self, run: Path, env_name: str, options: Mapping[str, Any], settings: Mapping[str, Any],
-                 seed: int, probe: Any, venv: Any, imitation: Mapping[str, Any] | None = None):
-        self.run, self.probe, self.venv = run, probe, venv
-        evals = settings["eval"]
-        total = int(settings["timesteps"])
-        self.curve = _EvalLog(run, env_name, options, int(evals["games"]), int(evals["seed"]))
+    def __init__(self, run: Path, target: TrainingTarget, config: TrainConfig, seed: int, venv: Any):
+        self.run, self.probe, self.venv = run, target.probe, venv
+        evals = config.eval
+        self.curve = _EvalLog(run, target, evals.games, evals.seed)
         self.every = {
-            "eval": int(evals.get("every") or max(total // max(int(evals.get("points", 10)), 1), 1)),
-            "checkpoint": int(settings.get("checkpoint_every", 50_000)),
-            "snapshot": int(settings["selfplay"].get("snapshot_every", 25_000))
-            if settings["opponents"] == "selfplay" else 0,
+            "eval": evals.interval(config.timesteps),
+            "checkpoint": config.checkpoint_every,
+            "snapshot": config.selfplay.snapshot_every if config.opponents == "selfplay" else 0,
         }
         self.next = {key: every for key, every in self.every.items() if every > 0}
-        self.fields: dict[str, Any] = {"algo": "dmc", "opponents": settings["opponents"], "seed": seed}
-        if imitation is not None:  # the sidecar names the teacher, as PPO's does
-            self.fields["imitation"] = dict(imitation)
+        self.fields: dict[str, Any] = {"algo": "dmc", "opponents": config.opponents, "seed": seed}
+        source = config.imitation.source()
+        if source is not None:  # the sidecar names the teacher, as PPO's does
+            self.fields["imitation"] = source
 
     def due(self, steps: int) -> list[str]:
         """Return the tasks due at ``steps`` and schedule their next time."""
@@ -616,9 +628,9 @@ class _PeriodicTasks:
 class _EvalLog:
     """Appends evaluations of the greedy policy against random to ``eval.csv``."""
 
-    def __init__(self, run: Path, env_name: str, options: Mapping[str, Any], games: int, seed: int):
+    def __init__(self, run: Path, target: TrainingTarget, games: int, seed: int):
         self.path = run / EVAL_CSV
-        self.env_name, self.options, self.games, self.seed = env_name, options, games, seed
+        self.target, self.games, self.seed = target, games, seed
         start_eval_log(self.path)
         self.done: set[int] = set()
 
@@ -627,8 +639,7 @@ class _EvalLog:
         if timesteps in self.done:
             return
         self.done.add(timesteps)
-        result = evaluate(self.env_name, policy, "random", games=self.games, seed=self.seed,
-                          options=self.options)
+        result = evaluate(self.target.raw_env(), policy, "random", games=self.games, seed=self.seed)
         append_eval_log(self.path, timesteps, "random", result)
 
 

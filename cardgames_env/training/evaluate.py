@@ -32,7 +32,7 @@ from cardgames_env.core.aec import CardGameEnv
 from cardgames_env.core.progress import Progress
 from cardgames_env.registry import load
 
-from .config import score_by
+from .config import EvalConfig, score_by
 from .stats import bradley_terry, elo_from_strengths, mean_interval, wilson_interval
 
 AgentSpec = str | Agent
@@ -451,24 +451,22 @@ def league(
 
 
 def final_evaluations(
-    env_name: str,
-    options: Mapping[str, Any],
+    env: CardGameEnv,
     learner: Any,
-    evals: Mapping[str, Any],
+    evals: EvalConfig,
     progress: bool | None,
     log: Callable[[str], None],
 ) -> list[MatchResult]:
-    """Evaluate a trained agent against random and (when the game has one) the heuristic over
-    ``evals["final_games"]`` games each, on deals from ``evals["seed"] + 500000``, with a bar of
-    the games played (``progress``: see :class:`~cardgames_env.core.progress.Progress`); log
-    each summary line and return the results."""
-    games, seed = int(evals["final_games"]), int(evals["seed"]) + 500_000
-    game = make_raw_env(env_name, options).info.name
+    """Evaluate a trained agent on ``env`` against random and (when the game has one) the
+    heuristic over ``evals.final_games`` games each, on deals from ``evals.seed + 500000``, with
+    a bar of the games played (``progress``: see :class:`~cardgames_env.core.progress.Progress`);
+    log each summary line and return the results."""
+    games, seed = evals.final_games, evals.seed + 500_000
     results = []
-    for opponent in ("random", "heuristic") if has_heuristic(game) else ("random",):
+    for opponent in ("random", "heuristic") if has_heuristic(env.info.name) else ("random",):
         with Progress(games, "games", f"final eval vs {opponent}", progress) as bar:
-            result = evaluate(env_name, learner, opponent, games=games, seed=seed, options=options,
-                              agent_name="trained", opponent_name=opponent, on_game=bar.advance)
+            result = evaluate(env, learner, opponent, games=games, seed=seed, agent_name="trained",
+                              opponent_name=opponent, on_game=bar.advance)
         results.append(result)
         log(result.summary())
     return results

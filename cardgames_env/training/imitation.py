@@ -29,13 +29,19 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cardgames_env.core.aec import CardGameEnv
 from cardgames_env.core.progress import Progress
 
+from .config import ImitationConfig
 from .evaluate import make_raw_env, play_game
+from .plots import IMITATION_CSV
+
+if TYPE_CHECKING:
+    from .target import TrainingTarget
 
 DEMO_SEED_OFFSET = 10_000_000
 """Deal seeds of demonstration games start here (evaluations use seeds from 0 and 1,000,000)."""
@@ -114,15 +120,20 @@ class _Recorder:
         self.teacher.reset(seed)
 
 
-def check_agent_kinds(env_name: str, options: Mapping[str, Any], teacher: str, opponents: str) -> None:
+def check_agent_kinds(
+    env: str | CardGameEnv, options: Mapping[str, Any] | None, teacher: str, opponents: str
+) -> None:
     """Build the teacher and an opponent once, so a bad kind fails before any game is played.
+
+    Args:
+        env: an env name (with ``options``) or an env instance (``options`` empty).
 
     Raises:
         ValueError: naming the unknown agent kind (or the game without a heuristic).
     """
     from cardgames_env.agents.base import make_agent
 
-    raw = make_raw_env(env_name, dict(options))
+    raw = make_raw_env(env, options)
     for role, kind in (("teacher", teacher), ("opponents", opponents)):
         try:
             make_agent(kind, raw, seed=0)
@@ -227,9 +238,8 @@ def collect_demonstrations(
 
 
 def collect_for_run(
-    env_name: str,
-    options: Mapping[str, Any],
-    section: Mapping[str, Any],
+    target: TrainingTarget,
+    section: ImitationConfig,
     seed: int,
     log: Callable[[str], None] = print,
     progress: bool | None = False,
@@ -237,13 +247,35 @@ def collect_for_run(
     """Play a training run's demonstration games as its ``imitation`` settings say (games,
     teacher, opponents, workers), with a bar of the games as ``progress`` says; ``None`` when
     it plays none."""
-    source = imitation_source(section)
-    if source is None:
+    if section.games <= 0:
         return None
     return collect_demonstrations(
-        env_name, options, teacher=source["teacher"], opponents=source["opponents"], games=source["games"],
-        seed=seed, workers=int(section.get("workers", 1)), log=log, progress=progress,
+        target.env_name, target.options, teacher=section.teacher, opponents=section.opponents,
+        games=section.games, seed=seed, workers=section.workers, log=log, progress=progress,
     )
+
+
+def imitate(
+    policy: Any,
+    target: TrainingTarget,
+    section: ImitationConfig,
+    run: Path,
+    seed: int,
+    log: Callable[[str], None] = print,
+    progress: bool | None = False,
+) -> float:
+    """Clone the teacher into a MaskablePPO ``policy`` when ``section.games > 0`` (the PPO
+    learner's start); write ``run/imitation.csv`` (one row per epoch); return the seconds spent
+    (0 without imitation)."""
+    start = time.perf_counter()
+    demos = collect_for_run(target, section, seed, log, progress)
+    if demos is None:
+        return 0.0
+    history = clone_policy(policy, demos, epochs=section.epochs, batch_size=section.batch_size,
+                           learning_rate=section.learning_rate, value_coef=section.value_coef, seed=seed,
+                           log=log)
+    write_history(run / IMITATION_CSV, history, len(demos))
+    return time.perf_counter() - start
 
 
 def clone_policy(
@@ -273,9 +305,13 @@ def clone_policy(
     """
     import torch
 
+    device = policy.device  # the fit runs where the policy is
+
     def tensors(rows: np.ndarray) -> tuple[Any, Any, Any, Any]:
-        return (torch.as_tensor(demos.observations[rows]), torch.as_tensor(demos.masks[rows]),
-                torch.as_tensor(demos.actions[rows]), torch.as_tensor(demos.returns[rows]))
+        return (torch.as_tensor(demos.observations[rows], device=device),
+                torch.as_tensor(demos.masks[rows], device=device),
+                torch.as_tensor(demos.actions[rows], device=device),
+                torch.as_tensor(demos.returns[rows], device=device))
 
     def batch_loss(rows: np.ndarray) -> Any:
         obs, mask, action, ret = tensors(rows)
@@ -361,17 +397,6 @@ def split_rows(count: int, validation: float, rng: np.random.Generator) -> tuple
     return order[:held], order[held:]
 
 
-def imitation_source(section: Mapping[str, Any]) -> dict[str, Any] | None:
-    """What a run imitates, from its ``imitation`` settings: ``games``, ``teacher`` and
-    ``opponents`` (the defaults ``search`` and ``heuristic`` filled in), or ``None`` when it
-    plays no imitation games. The sidecar records exactly this."""
-    games = int(section.get("games", 0))
-    if games <= 0:
-        return None
-    return {"games": games, "teacher": section.get("teacher", "search"),
-            "opponents": section.get("opponents", "heuristic")}
-
-
 def write_history(path: Path, history: Sequence[Mapping[str, float]], decisions: int) -> None:
     """Write a fit's epochs (``epoch``, ``loss``, ``accuracy``, ``seconds``) as ``imitation.csv``
     rows, with the number of recorded decisions."""
@@ -398,6 +423,6 @@ def _accuracy(policy: Any, obs: Any, mask: Any, action: Any) -> float:
 
 __all__ = [
     "DEMO_SEED_OFFSET", "Demonstrations", "clone_policy", "collect_demonstrations", "collect_for_run",
-    "fit_minibatches", "imitation_source",
+    "fit_minibatches", "imitate",
     "split_rows", "write_history",
 ]

@@ -15,6 +15,7 @@ like any other end (``TimeLimit.truncated`` stays False: no final observation is
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,9 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices,
 
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.wrappers.vector_env import CardGamesVectorEnv
+
+NO_INFO: Mapping[str, Any] = MappingProxyType({})
+"""The info of a slot whose game goes on (shared by those slots, read-only)."""
 
 
 class VectorTrainingEnv(VecEnv):
@@ -98,12 +102,13 @@ class VectorTrainingEnv(VecEnv):
             actions.astype(np.int64, copy=False).reshape(self.num_envs)
         )
         dones = terminated | truncated
-        step_infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+        # One shared, read-only empty info for the slots whose game goes on: no work per slot.
+        step_infos: list[Any] = [NO_INFO] * self.num_envs
         if dones.any():
             episode = infos["episode"]
             for i in np.flatnonzero(dones):
-                step_infos[i]["episode"] = {"r": float(episode["r"][i]), "l": int(episode["l"][i])}
-                step_infos[i]["TimeLimit.truncated"] = False
+                step_infos[i] = {"episode": {"r": float(episode["r"][i]), "l": int(episode["l"][i])},
+                                 "TimeLimit.truncated": False}
         return observations["observation"].copy(), rewards.astype(np.float32), dones, step_infos
 
     # -- masks and plumbing ---------------------------------------------------------------------

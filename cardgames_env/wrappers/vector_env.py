@@ -246,11 +246,12 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             self.seat[slots] = seats
             self.opponent[slots] = self._seatings[seats]
         else:
+            draw = self.pool.sampler()
             for i in slots:
                 seat = self.fixed_seat if self.fixed_seat is not None else int(self._rng.integers(players))
                 self.seat[i] = seat
                 for s in range(players):
-                    self.opponent[i, s] = -1 if s == seat else self._entry_index(self.pool.sample(self._rng))
+                    self.opponent[i, s] = -1 if s == seat else self._entry_index(draw(self._rng))
         self._episode_return[slots] = 0.0
         self._episode_length[slots] = 0
 

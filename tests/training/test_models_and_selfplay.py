@@ -97,6 +97,22 @@ def test_pool_probabilities_by_mode():
         OpponentPool(sampling="best")
 
 
+@pytest.mark.parametrize("sampling", ["uniform", "snapshots", "latest"])
+def test_pool_draws_are_numpys_choice_with_the_pools_probabilities(sampling):
+    """``sample`` and a ``sampler`` draw exactly what ``rng.choice`` draws with the pool's
+    probabilities, from the same random stream."""
+    pool = OpponentPool(base=("random", "heuristic"), sampling=sampling, snapshot_prob=0.3, window=3,
+                        snapshots=["a.zip", "b.zip", "c.zip"])
+    probs = pool.probabilities()
+    specs, weights = list(probs), np.array(list(probs.values()))
+    expected_rng, rng = np.random.default_rng(7), np.random.default_rng(7)
+    expected = [specs[int(expected_rng.choice(len(specs), p=weights / weights.sum()))] for _ in range(500)]
+    draw = pool.sampler()
+    got = [draw(rng) if k % 2 else pool.sample(rng) for k in range(500)]
+    assert got == expected
+    assert set(got) == set(specs)
+
+
 def test_snapshots_join_the_pool_through_env_method(model_dir):
     from stable_baselines3.common.vec_env import DummyVecEnv
 

@@ -126,7 +126,7 @@ def test_bad_training_config_is_one_line_and_writes_nothing(capsys, monkeypatch,
 def test_the_tiny_config_itself_is_accepted():
     """The base every bad setting is merged into is valid: the refusals come from the mistakes."""
     from cardgames_env.training.config import load_config, validate_config
-    from cardgames_env.training.train import ppo_parameters
+    from cardgames_env.training.ppo import ppo_parameters
 
     game = load(ENV).raw_env().info.name
     for engine in ("aec", "vector"):
@@ -156,7 +156,7 @@ def test_config_mistakes_are_found_before_torch_is_imported(tmp_path):
 
 def test_shipped_configs_pass_validation_for_every_game():
     from cardgames_env.training.config import game_config_file, load_config, validate_config
-    from cardgames_env.training.train import ppo_parameters
+    from cardgames_env.training.ppo import ppo_parameters
 
     names = ppo_parameters()
     games = {load(env).raw_env().info.name for env in ALL_ENVS}
