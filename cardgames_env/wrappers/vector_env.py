@@ -404,13 +404,10 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         finals.setdefault("learner_seat", np.full(n, -1, dtype=np.int64))[slots] = self.seat[slots]
         if not self.final_obs_wanted:
             return
-        encoding, rules = self.probe.encoding, self.probe.rules
         points = finals.setdefault("points", np.zeros(n, dtype=np.int64))
-        for i in slots:
-            state = self.engine.final_state(int(i))
-            seat = int(self.seat[i])
-            self._final_obs[i] = encoding.observe(encoding.to_decision(state), seat)
-            points[i] = rules.points(state)[seat]
+        seats = self.seat[slots]
+        self._final_obs[slots] = self.engine.final_observations(slots, seats)
+        points[slots] = self.engine.final_points(slots)[np.arange(len(slots)), seats]
 
     def _play_opponents(
         self, reward: np.ndarray, ended: np.ndarray, truncated: np.ndarray, finals: dict[str, Any]
