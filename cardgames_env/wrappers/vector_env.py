@@ -415,6 +415,10 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         """Let the opponents move, in batch, until the learner is to move in every slot."""
         engine = self.engine
         rows = self._rows
+        # Engines that keep each slot's legal actions as a list (Jaipur's flat 25,505 actions)
+        # hand those to the policies that read them instead of copying the wide mask rows.
+        legal_index: np.ndarray | None = getattr(engine, "legal_index", None)
+        legal_count: np.ndarray | None = getattr(engine, "legal_count", None)
         while True:
             waiting = engine.player != self.seat
             if not waiting.any():
@@ -425,10 +429,18 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             for index in np.unique(who[waiting]):
                 chosen = waiting & (who == index)
                 policy = self._policies[index]
-                if chosen.all():  # every slot at once (one opponent, two players): no copies
-                    observations, masks = engine.obs, engine.mask
-                else:
-                    observations, masks = engine.obs[chosen], engine.mask[chosen]
+                every = chosen.all()  # every slot at once (one opponent, two players): no copies
+                observations = engine.obs if every else engine.obs[chosen]
+                act_legal = getattr(policy, "act_legal", None)
+                if act_legal is not None and legal_index is not None and legal_count is not None:
+                    if every:
+                        actions[chosen] = act_legal(observations, legal_index, legal_count, keys[chosen])
+                    else:
+                        actions[chosen] = act_legal(
+                            observations, legal_index[chosen], legal_count[chosen], keys[chosen]
+                        )
+                    continue
+                masks = engine.mask if every else engine.mask[chosen]
                 if getattr(policy, "needs_states", False):
                     states = [engine.state(int(i)) for i in np.flatnonzero(chosen)]
                     actions[chosen] = policy.act_states(states, masks, keys[chosen])
