@@ -263,14 +263,24 @@ def test_import_sets_a_short_openmp_spin_unless_a_policy_is_set(preset: dict, ex
     assert tuple(None if v == "None" else v for v in out) == expected
 
 
-@pytest.mark.parametrize("max_steps", [None, 25])
-@pytest.mark.parametrize("name", ENGINES)
-def test_final_observations_are_the_encodings_of_final_states(name: str, max_steps: int | None) -> None:
-    """Random play to many game ends (terminal, or cut at the turn limit): every seat's final
-    observation and the final points equal the AEC encoding's and the rules' of ``final_state``."""
+FINAL_CASES = [
+    (name, options, max_steps)
+    for name in ENGINES
+    for options in registry.load(name).TEST_VARIANTS
+    for max_steps in (None, 25)
+]
+
+
+@pytest.mark.parametrize(("name", "options", "max_steps"), FINAL_CASES)
+def test_final_observations_are_the_encodings_of_final_states(
+    name: str, options: dict, max_steps: int | None
+) -> None:
+    """Random play to many game ends (terminal, or cut at the turn limit), every variant: every
+    seat's final observation and the final points equal the AEC encoding's and the rules' of
+    ``final_state``."""
     from tests.vector.differential import check_final_outputs
 
-    vec = vector.make(name, num_envs=16, seed=5, max_steps=max_steps)
+    vec = vector.make(name, num_envs=16, seed=5, max_steps=max_steps, **options)
     rng = np.random.default_rng(5)
     ended = 0
     for _ in range(3000):
