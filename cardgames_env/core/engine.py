@@ -181,6 +181,22 @@ def _check_seed(seed: Any) -> int | None:
     return int(seed)
 
 
+def _indices(name: str, values: Any, size: int) -> np.ndarray:
+    """Return ``values`` as a one-dimensional int64 array of indices below ``size``.
+
+    Raises:
+        ValueError: naming ``name``, for another shape or type, or an index out of range.
+    """
+    array = values if isinstance(values, np.ndarray) else np.asarray(values)
+    if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
+        raise ValueError(f"{name} must be a one-dimensional integer array, got {array!r}")
+    if array.size and (array.min() < 0 or array.max() >= size):
+        raise ValueError(f"{name} must lie in 0..{size - 1}, got {array.tolist()}")
+    if array.dtype == np.int64 and array.flags.c_contiguous:
+        return array
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
 def _slot_seeds(seed: int | None, num_envs: int) -> np.ndarray:
     """Independent 64-bit starting states of the slots' random streams."""
     return np.random.SeedSequence(seed).generate_state(num_envs, dtype=np.uint64)
@@ -471,7 +487,7 @@ class VectorEnv:
         Raises:
             ValueError: for slots out of range.
         """
-        slots, _ = self._slots_and_seats(slots, np.zeros(len(np.asarray(slots)), dtype=np.int64))
+        slots = _indices("slots", slots, self.num_envs)
         points = self._final_points(slots)
         if points is None:
             rows = [self.rules.points(self.final_state(int(i))) for i in slots]
@@ -487,20 +503,11 @@ class VectorEnv:
 
     def _slots_and_seats(self, slots: Any, seats: Any) -> tuple[np.ndarray, np.ndarray]:
         """Check slot indices and the seats beside them; return both as int64 arrays."""
-        checked = []
-        for name, values, size in (("slots", slots, self.num_envs), ("seats", seats, self.num_players)):
-            array = np.asarray(values)
-            integers = array.dtype != np.bool_ and np.issubdtype(array.dtype, np.integer)
-            if array.ndim != 1 or (array.size and not integers):
-                raise ValueError(f"{name} must be a one-dimensional integer array, got {array!r}")
-            if array.size and (array.min() < 0 or array.max() >= size):
-                raise ValueError(f"{name} must lie in 0..{size - 1}, got {array.tolist()}")
-            checked.append(np.ascontiguousarray(array, dtype=np.int64))
-        if checked[0].shape != checked[1].shape:
-            raise ValueError(
-                f"slots and seats must have the same length, got {len(checked[0])} and {len(checked[1])}"
-            )
-        return checked[0], checked[1]
+        slots = _indices("slots", slots, self.num_envs)
+        seats = _indices("seats", seats, self.num_players)
+        if slots.shape != seats.shape:
+            raise ValueError(f"slots and seats must have the same length, got {len(slots)} and {len(seats)}")
+        return slots, seats
 
     def _write_final_obs(self, slots: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
         """Game hook: write ``seats[k]``'s observation of slot ``slots[k]``'s finished game

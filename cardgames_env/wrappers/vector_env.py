@@ -164,7 +164,6 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         """Slots whose episode ended on the last step (``NEXT_STEP``/``DISABLED``): they show
         the final observation, the engine holds their next game."""
         self._final_obs = np.zeros((n, self.engine.observation_size), dtype=np.float32)
-        self._zero_mask = np.zeros(self.engine.action_size, dtype=np.int8)
         self._rows = np.arange(n)
         self._has_reset = False
         self.env_steps = 0
@@ -474,8 +473,12 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         infos["episode"], infos["_episode"] = finals["episode"], done
         if self.final_obs_wanted and self.autoreset_mode == AutoresetMode.SAME_STEP:
             final = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(done):
-                final[i] = {"observation": self._final_obs[i].copy(), "action_mask": self._zero_mask.copy()}
+            slots = np.flatnonzero(done)
+            # Rows of two new arrays (nothing the env writes again), not one copy per episode.
+            observations_block = self._final_obs[slots]
+            masks_block = np.zeros((len(slots), self.engine.action_size), dtype=np.int8)
+            for k, i in enumerate(slots.tolist()):
+                final[i] = {"observation": observations_block[k], "action_mask": masks_block[k]}
             infos["final_obs"], infos["_final_obs"] = final, done
         final_info = {"learner_seat": finals["learner_seat"], "_learner_seat": done}
         if "points" in finals:
