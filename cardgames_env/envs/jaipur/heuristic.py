@@ -306,9 +306,9 @@ def _row_ties(
     tables: tuple[np.ndarray, np.ndarray], work: tuple[np.ndarray, np.ndarray], tied: np.ndarray,
     counts: np.ndarray,
 ) -> None:
-    """Write into ``tied[row]`` the actions of ``index[:found]`` (a row's legal actions, in
-    action order) scoring within 1e-9 of the best, and their number into ``counts[row]``
-    (``work``: a ``[3, NUM_GOODS]`` and a scores buffer)."""
+    """Write into ``tied[row]`` the actions of ``index[:found]`` (a row's legal actions)
+    scoring within 1e-9 of the best, in the order of ``index``, and their number into
+    ``counts[row]`` (``work``: a ``[3, NUM_GOODS]`` and a scores buffer)."""
     hands, markets, stacks, bonus_left = pieces
     take_table, give_table = tables
     values, scores = work
@@ -353,7 +353,8 @@ def _tied_listed(
     work: tuple[np.ndarray, np.ndarray, np.ndarray], tied: np.ndarray, counts: np.ndarray,
 ) -> None:
     """:func:`_tied_actions` of rows given as lists of legal actions (``legal_index[row,
-    :legal_count[row]]``, any order; sorted here into action order)."""
+    :legal_count[row]]``, any order): the tied actions are sorted into action order (when they
+    all fit in ``tied``)."""
     (legal_index, hands, markets, stacks, bonus_left, take_table, give_table, index, values, scores, tied,
      counts) = borrow(legal_index, hands, markets, stacks, bonus_left, tables[0], tables[1], work[0], work[1],
                       work[2], tied, counts)
@@ -361,6 +362,7 @@ def _tied_listed(
         found = legal_count[row]
         for k in range(found):
             index[k] = legal_index[row, k]
-        index[:found].sort()
         _row_ties(row, index, found, (hands, markets, stacks, bonus_left), (take_table, give_table),
                   (values, scores), tied, counts)
+        if counts[row] <= tied.shape[1]:
+            tied[row, : counts[row]].sort()
