@@ -414,7 +414,7 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         """Let the opponents move, in batch, until the learner is to move in every slot."""
         engine = self.engine
         rows = self._rows
-        # Engines that keep each slot's legal actions as a list (Jaipur's flat 25,505 actions)
+        # Engines that keep each slot's legal actions as a list (a wide flat action table)
         # hand those to the policies that read them instead of copying the wide mask rows.
         legal_index: np.ndarray | None = getattr(engine, "legal_index", None)
         legal_count: np.ndarray | None = getattr(engine, "legal_count", None)
