@@ -138,7 +138,8 @@ def test_game_configs_are_valid_json_over_the_default():
 
 
 THROUGHPUT = re.compile(
-    r"^trained (\d+) learner steps(?: \(2000 asked for, [^)]*\))? in [\d.]+ s \([\d.]+ s of it imitation\): (\d+) learner steps/s, "
+    r"^trained (\d+) learner steps(?: \(2000 asked for, [^)]*\))? in [\d.]+ s "
+    r"\([\d.]+ s of it imitation\): (\d+) learner steps/s, "
     r"(\d+) env steps/s \(learner and opponents\) inside MaskablePPO, updates included, "
     r"evaluations and saves excluded$",
     re.M,
