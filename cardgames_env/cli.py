@@ -189,13 +189,15 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     if args.record is not None:
         writable(args.record, "--record")
+    if args.gif is not None:
+        gif_ready(args.gif)
     non_negative(args.seed, "--seed")
     env = make_env(args.env, args.option)
     agents = build_agents(env, args.agents, args.seed)
     humans = [a.seat for a in agents if isinstance(a, HumanAgent)]
     viewer = humans[0] if len(humans) == 1 else None
     recorder = None
-    if args.record is not None:
+    if args.record is not None or args.gif is not None:
         from .records import Recorder
 
         names = [s.strip() for s in args.agents.split(",") if s.strip()]
@@ -232,7 +234,11 @@ def cmd_play(args: argparse.Namespace) -> int:
     print(env.encoding.render(env._decision, viewer))
     points = env.rules.points(env.game_state())
     print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)))
-    if recorder is not None:
+    if args.gif is not None:
+        assert recorder is not None
+        write_game_gif(args, recorder.record, viewer)
+    if args.record is not None:
+        assert recorder is not None
         from .records import append_record
 
         try:
@@ -243,11 +249,47 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def gif_ready(path: str) -> None:
+    """Check, before any work, that a GIF can be drawn (Pillow) and written at ``path``.
+
+    Raises:
+        UsageError: for a path that cannot be written, not ending in ``.gif``, or no Pillow.
+    """
+    from .core.picture import PicturesUnavailable, require_pillow
+
+    if not str(path).lower().endswith(".gif"):
+        raise UsageError(f"--gif must name a .gif file, got {path!r}")
+    writable(path, "--gif")
+    try:
+        require_pillow()
+    except PicturesUnavailable as error:
+        raise UsageError(str(error)) from None
+
+
+def write_game_gif(args: argparse.Namespace, record: Any, viewer: int | None) -> None:
+    """Draw ``record`` as an animated GIF at ``args.gif`` (one frame per move, after the deal)."""
+    from .core.progress import Progress
+    from .pictures import record_frames, write_gif
+
+    frames = []
+    with Progress(len(record.moves) + 1, "frames", "gif", progress_setting(args)) as bar:
+        for frame in record_frames(record, viewer):
+            frames.append(frame)
+            bar.advance()
+    try:
+        write_gif(args.gif, frames)
+    except OSError as error:
+        raise UsageError(f"cannot write the GIF to {args.gif}: {error.strerror or error}") from None
+    print(f"GIF of {len(frames)} frames written to {args.gif}")
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay the games of a record file in the terminal, checking that they replay exactly."""
     from .core.progress import Progress, is_terminal
     from .records import RecordError, read_records
 
+    if args.gif is not None:
+        gif_ready(args.gif)
     try:
         records = read_records(args.file)
     except RecordError as error:
@@ -258,6 +300,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             n = len(records)
             raise UsageError(f"--game must be 1..{n} ({args.file} holds {n} game{'s' * (n != 1)})")
         numbers = range(args.game, args.game + 1)
+    if args.gif is not None and len(numbers) != 1:
+        raise UsageError(f"--gif draws one game: {args.file} holds {len(records)}; pick one with --game N")
     # The moves printed are progress enough on a terminal; quiet or redirected, a bar counts them.
     streams = not args.quiet and is_terminal(sys.stdout)
     show = False if streams else progress_setting(args)
@@ -270,6 +314,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             except RecordError as error:
                 where = f"game {number} of {len(records)}: " if len(records) > 1 else ""
                 raise UsageError(f"{args.file}, {where}{error}") from None
+    if args.gif is not None:
+        write_game_gif(args, records[numbers[0] - 1], args.viewer)
     return 0
 
 
@@ -596,6 +642,8 @@ def build_parser() -> argparse.ArgumentParser:
     _progress_argument(p_play, "the moves played, with --quiet and no human seat")
     p_play.add_argument("--record", default=None, metavar="FILE",
                         help="append the game's record (JSON Lines) to FILE")
+    p_play.add_argument("--gif", default=None, metavar="FILE",
+                        help="write the game as an animated GIF (one frame per move; the pictures extra)")
     p_play.set_defaults(func=cmd_play)
 
     p_replay = sub.add_parser("replay", help="replay recorded games (JSON Lines) in the terminal")
@@ -605,6 +653,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_replay.add_argument("--quiet", action="store_true",
                           help="print only each game's final position and points (no header, no moves)")
     _progress_argument(p_replay, "the moves replayed, when --quiet or the output is not a terminal")
+    p_replay.add_argument("--gif", default=None, metavar="FILE",
+                          help="write the game (one game: --game N for a file of several) as an animated "
+                          "GIF, as --viewer sees it (one frame per move; the pictures extra)")
     p_replay.set_defaults(func=cmd_replay)
 
     p_serve = sub.add_parser("serve", help="the browser app: play, watch and replay games")

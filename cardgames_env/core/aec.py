@@ -25,13 +25,23 @@ from pettingzoo.utils import wrappers
 from .actions import as_action
 from .game import CHANCE, TERMINAL, Encoding, GameInfo, IllegalMoveError, RulesModule, config_from_kwargs
 from .rng import make_rng
+from .spec import GameSpec
+
+RENDER_MODES: list[str] = ["ansi", "human", "rgb_array"]
+"""The render modes of every env: text returned (``ansi``), text printed (``human``), a
+picture as an ``H×W×3`` ``uint8`` array (``rgb_array``, the ``pictures`` extra)."""
+RENDER_FPS = 2
+"""Frames per second a recorder of ``rgb_array`` frames should play (one frame a move)."""
 
 
 class CardGameEnv(AECEnv, EzPickle):
     """PettingZoo AEC env over a rules module and an encoding.
 
     Args:
-        render_mode: ``None``, ``"ansi"`` (``render()`` returns a str) or ``"human"`` (prints it).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns a str), ``"human"`` (prints
+            it) or ``"rgb_array"`` (``render()`` returns a picture of the table, an ``H×W×3``
+            ``uint8`` array drawn from the game's view; needs the ``pictures`` extra). The
+            picture and the text show what :attr:`render_viewer` sees.
         max_steps: turn limit: after this many decisions (env steps) in one episode the game
             is truncated (PettingZoo ``truncations``). ``None`` uses the rules' own bound where
             the rules have one, else :data:`DEFAULT_MAX_STEPS`, so every episode is finite.
@@ -50,9 +60,12 @@ class CardGameEnv(AECEnv, EzPickle):
     """Options that change only the encoding (actions, observation), never the rules: a policy
     trained with other values of these can still play the same game through the rules state
     (see :class:`cardgames_env.agents.pretrained.PretrainedAgent`)."""
+    spec: ClassVar[GameSpec | None] = None
+    """The game's spec (set by each game's env class); its ``view`` draws ``rgb_array`` frames."""
     metadata: ClassVar[dict[str, Any]] = {
         "name": "cardgame_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": RENDER_MODES,
+        "render_fps": RENDER_FPS,
         "is_parallelizable": False,
     }
 
@@ -64,6 +77,10 @@ class CardGameEnv(AECEnv, EzPickle):
                 f"render_mode must be None or one of {self.metadata['render_modes']}, "
                 f"got {render_mode!r}"
             )
+        self._pictures = render_mode == "rgb_array"
+        """Whether the env keeps what its pictures need (the view's memory, the last move)."""
+        if self._pictures:
+            self._picture_view()
         self.render_mode = render_mode
         self.config = config_from_kwargs(self.rules.Config, options)
         self.encoding: Encoding = self.make_encoding(self.config)
@@ -101,7 +118,13 @@ class CardGameEnv(AECEnv, EzPickle):
         self._decision: Any = None
         self._mask: np.ndarray | None = None
         self.render_viewer: int | None = None
-        """Seat whose view ``render`` shows (other hands hidden); ``None`` shows every hand."""
+        """Seat whose view ``render`` shows (other seats' hidden cards face down in a picture,
+        left out of the text); ``None`` (the default) shows every card."""
+        self._memory: dict[str, Any] = {}
+        self._last_move: tuple[Any, int, str] | None = None
+        """``(rules state before, seat, notation)`` of the last whole move, for the pictures."""
+        self._pending_move: tuple[Any, int, str] | None = None
+        self._picture_rows = 0
 
     def _constructor_arguments(self) -> tuple[str, ...]:
         """Names of the constructor arguments (the variants, ``max_steps``, ``render_mode``)."""
@@ -156,6 +179,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self._mask = None
         self.num_steps = 0
         self.agent_selection = self.possible_agents[self._to_move]
+        self._forget_pictures()
 
     def _resolve_chance(self, state: Any) -> Any:
         """Deal chance outcomes (new rounds) from the env's Generator until a player is to move."""
@@ -193,6 +217,8 @@ class CardGameEnv(AECEnv, EzPickle):
         if not 0 <= action < len(mask) or not mask[action]:
             raise _illegal_action(agent, action, mask)
         encoding = self.encoding
+        if self._pictures:
+            self._note_move(player, action)
         decision = encoding.apply_action(self._decision, action)
         state = encoding.rules_state(decision)
         next_player = rules.current_player(state)
@@ -204,6 +230,8 @@ class CardGameEnv(AECEnv, EzPickle):
         self._to_move = next_player
         self._mask = None
         self.num_steps += 1
+        if self._pictures:
+            self._remember(state)
         truncated = next_player != TERMINAL and self.num_steps >= self.max_steps
         if truncated:
             self._to_move = TERMINAL
@@ -389,6 +417,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self.num_steps = 0
         self.deals_dealt = 0
         self.agent_selection = self.possible_agents[to_move]
+        self._forget_pictures()
 
     def _require_reset(self) -> None:
         """Raise a clear error when the env is used before its first ``reset()``."""
@@ -424,19 +453,94 @@ class CardGameEnv(AECEnv, EzPickle):
         return [self.action_to_string(int(a)) for a in np.flatnonzero(self.action_mask())]
 
     # -- rendering --------------------------------------------------------------------------
-    def render(self) -> str | None:
-        """Return (``"ansi"``) or print (``"human"``) a text picture of the game."""
+    def render(self) -> str | np.ndarray | None:
+        """Return (``"ansi"``) or print (``"human"``) a text picture of the game, or return a
+        picture of the table (``"rgb_array"``: an ``H×W×3`` ``uint8`` array), as
+        :attr:`render_viewer` sees it.
+
+        Every frame of an episode has one size (the width is fixed; the height leaves room for
+        the zone rows of the episode's first position, or more if a game's table grows).
+
+        Raises:
+            RuntimeError: before the first ``reset()``.
+            ValueError: for a :attr:`render_viewer` that is not ``None`` or a seat.
+        """
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
         self._require_reset()
+        if self.render_mode == "rgb_array":
+            return self._picture()
         text = self.encoding.render(self._decision, self.render_viewer)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def _picture_view(self) -> Any:
+        """The game's view module, for ``rgb_array`` (loaded when needed: a module is neither
+        copied nor pickled with the env); Pillow must be installed.
+
+        Raises:
+            ValueError: for a game whose spec names no view.
+            ImportError: (``PicturesUnavailable``) when Pillow is missing, naming the extra.
+        """
+        from .picture import require_pillow
+
+        spec = type(self).spec
+        if spec is None or spec.view is None:
+            raise ValueError(f"{self.metadata['name']} has no view to draw: render_mode='rgb_array' "
+                             "needs a GameSpec with a view")
+        require_pillow()
+        return spec.load("view")
+
+    def _forget_pictures(self) -> None:
+        """Start the pictures' record of the episode: no memory, no last move, and frames as
+        tall as the first position's table (the zones of a game do not grow in number)."""
+        self._memory = {}
+        self._last_move = self._pending_move = None
+        self._picture_rows = 0
+        if self._pictures:
+            from .picture import zone_rows
+
+            self._picture_rows = zone_rows(self._picture_view(), self._state, None)
+
+    def _note_move(self, player: int, action: int) -> None:
+        """Keep the rules state before ``action`` and its notation, for the picture's memory."""
+        before = self.encoding.rules_state(self._decision)
+        self._pending_move = (before, player, self.encoding.action_to_string(self._decision, action))
+
+    def _remember(self, after: Any) -> None:
+        """Update the view's memory of public facts once a move changed the rules state."""
+        from .view import remember
+
+        assert self._pending_move is not None
+        before, _, text = self._pending_move
+        if after is not before:  # a whole move (a sub-step of one stays private to its seat)
+            self._last_move = self._pending_move
+            self._memory = remember(self._picture_view(), self._memory, before, after, text)
+
+    def _picture(self) -> np.ndarray:
+        """The ``rgb_array`` frame of the current position as :attr:`render_viewer` sees it."""
+        from .picture import draw_position, zone_rows
+        from .view import public_move
+
+        view = self._picture_view()
+        viewer = self.render_viewer
+        state = self._state
+        last = None
+        if self._last_move is not None:
+            before, seat, text = self._last_move
+            last = f"P{seat}: {public_move(view, before, seat, text, viewer)}"
+        seats = len(self.possible_agents)
+        if viewer is not None and (isinstance(viewer, bool) or viewer not in range(seats)):
+            raise ValueError(f"render_viewer must be None or a seat 0..{seats - 1}, got {viewer!r}")
+        self._picture_rows = max(self._picture_rows, zone_rows(view, state, viewer, self._memory))
+        truncated = self._to_move == TERMINAL and self.rules.current_player(state) != TERMINAL
+        return draw_position(self.rules, view, state, viewer, self._memory, last_move=last,
+                             truncated=truncated, rows=self._picture_rows)
 
     def close(self) -> None:
         """Nothing to release."""
@@ -591,6 +695,8 @@ def wrap_env(raw: CardGameEnv) -> Any:
 
 __all__ = [
     "DEFAULT_MAX_STEPS",
+    "RENDER_FPS",
+    "RENDER_MODES",
     "CardGameEnv",
     "FastAssertOutOfBoundsWrapper",
     "FastOrderEnforcingWrapper",

@@ -425,6 +425,23 @@ class VectorEnv:
         """Return slot ``i`` as a rules ``State`` (at the start of its current move)."""
         return self._get_state(self._slot(i))
 
+    def picture(self, i: int, viewer: int | None = None) -> np.ndarray:
+        """Return slot ``i``'s position drawn like the AEC env's ``rgb_array`` frame (an
+        ``H×W×3`` ``uint8`` array; the ``pictures`` extra) as ``viewer`` sees it (``None``:
+        every card). The slot keeps no move history: no last move, and none of the public
+        facts a view remembers (a finished trick, the card that set a rule).
+
+        Raises:
+            ValueError: for a game without a view, or a viewer that is not a seat.
+            ImportError: when Pillow is missing (the message names the extra).
+        """
+        from .picture import draw_position
+
+        spec = self.env_cls.spec
+        if spec is None or spec.view is None:
+            raise ValueError(f"{self.name} has no view to draw")
+        return draw_position(self.rules, spec.load("view"), self.state(i), viewer)
+
     def final_state(self, i: int) -> Any:
         """Return the rules ``State`` slot ``i``'s last finished game ended in: terminal, or
         cut at the turn limit (valid from the step that set ``done[i]`` until the slot's next

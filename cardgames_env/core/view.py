@@ -8,7 +8,10 @@ public piles, counts of the others' hidden cards.
 A *zone* is one row of the table: ``{"id", "label", "cards", "hidden", "note", "owner"}``
 where ``cards`` are ``{"code", "label", "kind"}`` (``code`` is the card's name in the game's
 notation, ``kind`` picks its colours from the module's ``CARD_COLOURS``) and ``hidden`` counts
-face-down cards. A move's *selection* maps zone ids to the cards of those zones the move uses
+face-down cards. A card may also carry ``"top": True`` (the card that set a rule, marked),
+``"group"`` (which play of a trick it belongs to; plays are drawn apart) and ``"sub"`` (a short
+second line printed on its face, e.g. ``"wild"``); a zone ``"done": True`` is a finished trick.
+A move's *selection* maps zone ids to the cards of those zones the move uses
 (with repeats for identical cards), so the page can build a move by clicking cards.
 
 A view module defines (see :class:`ViewModule`):
@@ -105,7 +108,39 @@ def hand_over_message(before: Any, after: Any) -> str | None:
     return f"Hand {before.hand_number} over: this hand {hand}; totals {totals}"
 
 
+def remember(view: Any, memory: Json, before: Any, after: Any, move: str) -> Json:
+    """The view's memory after the move written ``move`` took ``before`` to ``after`` (the
+    module's ``remember`` hook; a view without one keeps ``memory``)."""
+    hook = getattr(view, "remember", None)
+    return memory if hook is None else dict(hook(memory, before, after, move))
+
+
+def public_move(view: Any, before: Any, seat: int, text: str, viewer: int | None) -> str:
+    """The notation of ``seat``'s move as ``viewer`` may read it (the module's ``public_move``
+    hook; all of it by default)."""
+    hook = getattr(view, "public_move", None)
+    return text if hook is None else str(hook(before, seat, text, viewer))
+
+
+def round_message(view: Any, before: Any, after: Any) -> str | None:
+    """The line announcing the end of a round or hand that the move from ``before`` to
+    ``after`` brought (the module's ``round_message`` hook), or ``None``."""
+    hook = getattr(view, "round_message", None)
+    return None if hook is None else hook(before, after)
+
+
+def result_line(winners: Sequence[int], truncated: bool = False) -> str:
+    """One line naming the winners of a finished game (``truncated``: cut off by the turn limit)."""
+    if truncated:
+        return "Cut off by the turn limit: no winner"
+    if not winners:
+        return "A draw: nobody wins"
+    if len(winners) == 1:
+        return f"P{winners[0]} wins"
+    return " and ".join(f"P{s}" for s in winners) + " share the win"
+
+
 __all__ = [
-    "FRENCH_SUIT_COLOURS", "Json", "ViewModule", "card", "hand_over_message", "own_zone_id", "seat_name",
-    "sees", "zone",
+    "FRENCH_SUIT_COLOURS", "Json", "ViewModule", "card", "hand_over_message", "own_zone_id", "public_move",
+    "remember", "result_line", "round_message", "seat_name", "sees", "zone",
 ]

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardgames_env import registry
+from cardgames_env.core import view as core_view
 from cardgames_env.core.view import Json, card, seat_name, zone
 
 
@@ -66,8 +67,7 @@ def scores(game: str, state: Any) -> Json:
 
 def public_move(game: str, before: Any, seat: int, text: str, viewer: int | None) -> str:
     """The notation of a move as ``viewer`` may read it (all of it unless the game hides some)."""
-    hook = getattr(view_module(game), "public_move", None)
-    return text if hook is None else str(hook(before, seat, text, viewer))
+    return core_view.public_move(view_module(game), before, seat, text, viewer)
 
 
 def remember(game: str, memory: Json, before: Any, after: Any, move: str) -> Json:
@@ -75,15 +75,13 @@ def remember(game: str, memory: Json, before: Any, after: Any, move: str) -> Jso
 
     Only public facts are kept (cards played face up); a game without memory keeps ``memory``.
     """
-    hook = getattr(view_module(game), "remember", None)
-    return memory if hook is None else dict(hook(memory, before, after, move))
+    return core_view.remember(view_module(game), memory, before, after, move)
 
 
 def round_message(game: str, before: Any, after: Any) -> str | None:
     """A line announcing the end of a round or hand that the move from ``before`` to ``after``
     brought, or ``None``."""
-    hook = getattr(view_module(game), "round_message", None)
-    return None if hook is None else hook(before, after)
+    return core_view.round_message(view_module(game), before, after)
 
 
 def winners(game: str, state: Any) -> list[int]:
@@ -93,14 +91,7 @@ def winners(game: str, state: Any) -> list[int]:
 
 def result(game: str, state: Any, truncated: bool) -> str:
     """One line naming the winner(s) of a finished game."""
-    if truncated:
-        return "Cut off by the turn limit: no winner"
-    seats = winners(game, state)
-    if not seats:
-        return "A draw: nobody wins"
-    if len(seats) == 1:
-        return f"P{seats[0]} wins"
-    return " and ".join(f"P{s}" for s in seats) + " share the win"
+    return core_view.result_line([] if truncated else winners(game, state), truncated)
 
 
 def move_label(game: str, text: str) -> str:

@@ -48,9 +48,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cardgames_env.core.aec import CardGameEnv, wrap_env
+from cardgames_env.core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, wrap_env
 
-from . import rules
+from . import SPEC, rules
 from .encoding import GongZhuEncoding
 
 TEST_VARIANTS: tuple[dict[str, Any], ...] = (
@@ -66,9 +66,11 @@ class GongZhuEnv(CardGameEnv):
 
     rules = rules
     encoding_cls = GongZhuEncoding
+    spec = SPEC
     metadata = {
         "name": "gongzhu_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": RENDER_MODES,
+        "render_fps": RENDER_FPS,
         "is_parallelizable": False,
     }
 

@@ -30,8 +30,8 @@ CARD_COLOURS: dict[str, dict[str, str]] = {
 
 def _card(c: int) -> Json:
     text = card_str(c)
-    if c in FACE_NAMES:
-        return card(text, text, "face")
+    if c in FACE_NAMES:  # the J, Q and K are wild
+        return {**card(text, text, "face"), "sub": "wild"}
     return card(text, text[:-1] + SUIT_SYMBOLS[text[-1]], text[-1])
 
 

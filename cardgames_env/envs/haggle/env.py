@@ -60,9 +60,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cardgames_env.core.aec import CardGameEnv, wrap_env
+from cardgames_env.core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, wrap_env
 
-from . import rules
+from . import SPEC, rules
 from .encoding import HaggleEncoding
 
 TEST_VARIANTS: tuple[dict[str, Any], ...] = (
@@ -79,9 +79,11 @@ class HaggleEnv(CardGameEnv):
 
     rules = rules
     encoding_cls = HaggleEncoding
+    spec = SPEC
     metadata = {
         "name": "haggle_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": RENDER_MODES,
+        "render_fps": RENDER_FPS,
         "is_parallelizable": False,
     }
 

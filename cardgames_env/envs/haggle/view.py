@@ -30,7 +30,8 @@ def _cards(counts: Sequence[int]) -> list[Json]:
 
 
 def table(state: rules.State, viewer: int | None, memory: Json) -> Json:
-    """Each hand (the viewer's only), the rule cards known, the offer when the viewer may see it."""
+    """Each hand (the viewer's only), the rule cards known, the offer's rows (its cards when the
+    viewer may see them)."""
     n = state.num_players
     zones = []
     for p in range(n):
@@ -46,13 +47,12 @@ def table(state: rules.State, viewer: int | None, memory: Json) -> Json:
             zones.append(zone(f"hand{p}", f"{name} hand", hidden=sum(state.hands[p]),
                               note=f"rule cards seen: {known}", owner=p))
     stage = rules.Stage(state.stage)
+    zones.extend(offer_zones(state, viewer))
     rounds = state.config.trading_rounds
     info = [["Trading round", f"{min(state.round + 1, rounds)}/{rounds}"],
             ["Stage", stage.name.lower()], ["Trades accepted", str(sum(state.trades))]]
     if state.target >= 0:
-        sees_offer = viewer is None or viewer == state.proposer or (
-            viewer == state.target and stage == rules.Stage.RESPOND
-        )
+        sees_offer = sees_offer_of(state, viewer)
         offer = f"P{state.proposer} → P{state.target}"
         if sees_offer:
             gives, asks = hand_str(state.give) or "-", hand_str(state.ask) or "-"
@@ -64,6 +64,28 @@ def table(state: rules.State, viewer: int | None, memory: Json) -> Json:
                 offer += f"; shows {shown}; asks to see one: {'yes' if state.request else 'no'}"
         info.append(["Offer", offer])
     return {"zones": zones, "info": info}
+
+
+def sees_offer_of(state: rules.State, viewer: int | None) -> bool:
+    """Whether ``viewer`` may see the contents of the offer being made: the spectator and the
+    proposer always, the target once the offer is complete (the respond stage)."""
+    return viewer is None or viewer == state.proposer or (
+        viewer == state.target and rules.Stage(state.stage) == rules.Stage.RESPOND
+    )
+
+
+def offer_zones(state: rules.State, viewer: int | None) -> list[Json]:
+    """The offer's two rows, always present: the cards the proposer gives and those it asks
+    for, when ``viewer`` may see them; empty rows (with who offers to whom) otherwise."""
+    if state.target < 0:
+        note = "no offer on the table"
+        return [zone("offer_give", "Offer gives", note=note), zone("offer_ask", "Offer asks", note=note)]
+    who = f"P{state.proposer} → P{state.target}"
+    if not sees_offer_of(state, viewer):
+        note = f"{who}: between those two only"
+        return [zone("offer_give", "Offer gives", note=note), zone("offer_ask", "Offer asks", note=note)]
+    return [zone("offer_give", "Offer gives", _cards(state.give), note=f"{who}: P{state.proposer} gives"),
+            zone("offer_ask", "Offer asks", _cards(state.ask), note=f"{who}: P{state.proposer} asks for")]
 
 
 def scores(state: rules.State) -> Json:

@@ -61,10 +61,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from cardgames_env.core.aec import CardGameEnv, wrap_env
+from cardgames_env.core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, wrap_env
 from cardgames_env.core.game import Encoding
 
-from . import rules
+from . import SPEC, rules
 from .encoding import JaipurEncoding
 from .substeps import make_encoding
 
@@ -83,10 +83,12 @@ class JaipurEnv(CardGameEnv):
 
     rules = rules
     encoding_cls = JaipurEncoding
+    spec = SPEC
     ENCODING_OPTIONS = ("exchange_encoding",)  # flat or sub-step exchanges: the same rules
     metadata = {
         "name": "jaipur_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": RENDER_MODES,
+        "render_fps": RENDER_FPS,
         "is_parallelizable": False,
     }
 

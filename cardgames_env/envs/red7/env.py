@@ -56,9 +56,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from cardgames_env.core.aec import CardGameEnv, wrap_env
+from cardgames_env.core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, wrap_env
 
-from . import rules
+from . import SPEC, rules
 from .encoding import Red7Encoding
 
 TEST_VARIANTS: tuple[dict[str, Any], ...] = (
@@ -81,9 +81,11 @@ class Red7Env(CardGameEnv):
 
     rules = rules
     encoding_cls = Red7Encoding
+    spec = SPEC
     metadata = {
         "name": "red7_v0",
-        "render_modes": ["ansi", "human"],
+        "render_modes": RENDER_MODES,
+        "render_fps": RENDER_FPS,
         "is_parallelizable": False,
     }
 
