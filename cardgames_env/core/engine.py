@@ -180,6 +180,22 @@ def _check_seed(seed: Any) -> int | None:
     return int(seed)
 
 
+def _indices(name: str, values: Any, size: int) -> np.ndarray:
+    """Return ``values`` as a one-dimensional int64 array of indices below ``size``.
+
+    Raises:
+        ValueError: naming ``name``, for another shape or type, or an index out of range.
+    """
+    array = values if isinstance(values, np.ndarray) else np.asarray(values)
+    if array.ndim != 1 or (array.size and array.dtype.kind not in "iu"):
+        raise ValueError(f"{name} must be a one-dimensional integer array, got {array!r}")
+    if array.size and (array.min() < 0 or array.max() >= size):
+        raise ValueError(f"{name} must lie in 0..{size - 1}, got {array.tolist()}")
+    if array.dtype == np.int64 and array.flags.c_contiguous:
+        return array
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
 def _slot_seeds(seed: int | None, num_envs: int) -> np.ndarray:
     """Independent 64-bit starting states of the slots' random streams."""
     return np.random.SeedSequence(seed).generate_state(num_envs, dtype=np.uint64)
@@ -439,6 +455,81 @@ class VectorEnv:
         finally:
             for name, row in live.items():
                 getattr(self, name)[slot] = row
+
+    def final_observations(self, slots: Any, seats: Any, out: np.ndarray | None = None) -> np.ndarray:
+        """Each seat's observation of its slot's last finished game (see :meth:`final_state`).
+
+        ``out[k]`` becomes seat ``seats[k]``'s observation of the position slot ``slots[k]``'s
+        last game ended in, byte for byte the AEC encoding's
+        ``observe(to_decision(final_state(slots[k])), seats[k])``. Games whose kernel has a
+        compiled observation writer for finished games write them all in one compiled call;
+        the others encode :meth:`final_state` in Python.
+
+        Args:
+            slots: slot indices (int ``[K]``).
+            seats: one seat per slot index (int ``[K]``).
+            out: float32 ``[K, observation_size]`` to write into (``None``: a new array).
+
+        Returns:
+            ``out``.
+
+        Raises:
+            ValueError: for slots or seats out of range, shapes that do not match, or an
+                ``out`` of the wrong shape or dtype; nothing is written then.
+        """
+        slots, seats = self._slots_and_seats(slots, seats)
+        shape = (len(slots), self.observation_size)
+        if out is None:
+            out = np.empty(shape, dtype=np.float32)
+        elif not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != np.float32:
+            raise ValueError(f"out must be a float32 array of shape {shape}")
+        if len(slots) and not self._write_final_obs(slots, seats, out):
+            encoding = self.encoding
+            for k in range(len(slots)):
+                state = self.final_state(int(slots[k]))
+                out[k] = encoding.observe(encoding.to_decision(state), int(seats[k]))
+        return out
+
+    def final_points(self, slots: Any) -> np.ndarray:
+        """Every seat's game score (``rules.points``) of each slot's last finished game.
+
+        Args:
+            slots: slot indices (int ``[K]``).
+
+        Returns:
+            ``[K, num_players]``: row ``k`` is ``rules.points(final_state(slots[k]))`` (int64;
+            an object array for a game whose points hold ``None``).
+
+        Raises:
+            ValueError: for slots out of range.
+        """
+        slots = _indices("slots", slots, self.num_envs)
+        points = self._final_points(slots)
+        if points is None:
+            rows = [self.rules.points(self.final_state(int(i))) for i in slots]
+            whole = all(None not in row for row in rows)
+            points = np.array(rows, dtype=np.int64 if whole else object)
+        return points.reshape(len(slots), self.num_players)
+
+    def _final_points(self, slots: np.ndarray) -> np.ndarray | None:
+        """Game hook: ``rules.points`` of each slot's finished game read from the ``final_*``
+        arrays (int64 ``[K, num_players]``), or None (the base: :meth:`final_points` asks the
+        rules of :meth:`final_state`)."""
+        return None
+
+    def _slots_and_seats(self, slots: Any, seats: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Check slot indices and the seats beside them; return both as int64 arrays."""
+        slots = _indices("slots", slots, self.num_envs)
+        seats = _indices("seats", seats, self.num_players)
+        if slots.shape != seats.shape:
+            raise ValueError(f"slots and seats must have the same length, got {len(slots)} and {len(seats)}")
+        return slots, seats
+
+    def _write_final_obs(self, slots: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
+        """Game hook: write ``seats[k]``'s observation of slot ``slots[k]``'s finished game
+        (the ``final_*`` arrays) into ``out[k]`` in compiled code and return True; the base
+        returns False (then :meth:`final_observations` encodes :meth:`final_state`)."""
+        return False
 
     def _slot(self, i: Any) -> int:
         """Check a slot index."""

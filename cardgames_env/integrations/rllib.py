@@ -296,6 +296,11 @@ class HeuristicModule(_FrozenModule):
         return np.array([act(o, m.astype(np.int8)) for o, m in zip(observations, masks)], dtype=np.int64)
 
 
+_DISCRETE_ACTIONS: dict[str, Any] = {"normalize_actions": False, "clip_actions": False}
+"""Discrete actions have nothing to unsquash or clip: RLlib's connector for it would copy the
+batch's actions and walk them one game at a time on every step of the env runners."""
+
+
 def build_config(
     env_name: str,
     options: Mapping[str, Any] | None = None,
@@ -372,7 +377,8 @@ def build_config(
         PPOConfig()
         # RLlib's env pre-check plays unmasked random actions, which a card game refuses.
         .environment(
-            env=RLlibCardGameEnv, env_config={"env": env_name, "options": options}, disable_env_checking=True
+            env=RLlibCardGameEnv, env_config={"env": env_name, "options": options}, disable_env_checking=True,
+            **_DISCRETE_ACTIONS,
         )
         .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner)
         .python_environment(extra_python_environs_for_worker={"OMP_NUM_THREADS": "1"})
@@ -408,7 +414,7 @@ def _vector_config(
         PPOConfig()
         .environment(
             env=f"cardgames_env:{NAMESPACE}/{probe.metadata['name']}", env_config=env_config,
-            disable_env_checking=True,
+            disable_env_checking=True, **_DISCRETE_ACTIONS,
         )
         .env_runners(
             num_env_runners=num_env_runners, num_envs_per_env_runner=envs_per_runner,

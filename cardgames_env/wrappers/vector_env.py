@@ -164,7 +164,6 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         """Slots whose episode ended on the last step (``NEXT_STEP``/``DISABLED``): they show
         the final observation, the engine holds their next game."""
         self._final_obs = np.zeros((n, self.engine.observation_size), dtype=np.float32)
-        self._zero_mask = np.zeros(self.engine.action_size, dtype=np.int8)
         self._rows = np.arange(n)
         self._has_reset = False
         self.env_steps = 0
@@ -405,13 +404,10 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         finals.setdefault("learner_seat", np.full(n, -1, dtype=np.int64))[slots] = self.seat[slots]
         if not self.final_obs_wanted:
             return
-        encoding, rules = self.probe.encoding, self.probe.rules
         points = finals.setdefault("points", np.zeros(n, dtype=np.int64))
-        for i in slots:
-            state = self.engine.final_state(int(i))
-            seat = int(self.seat[i])
-            self._final_obs[i] = encoding.observe(encoding.to_decision(state), seat)
-            points[i] = rules.points(state)[seat]
+        seats = self.seat[slots]
+        self._final_obs[slots] = self.engine.final_observations(slots, seats)
+        points[slots] = self.engine.final_points(slots)[np.arange(len(slots)), seats]
 
     def _play_opponents(
         self, reward: np.ndarray, ended: np.ndarray, truncated: np.ndarray, finals: dict[str, Any]
@@ -419,6 +415,10 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         """Let the opponents move, in batch, until the learner is to move in every slot."""
         engine = self.engine
         rows = self._rows
+        # Engines that keep each slot's legal actions as a list (a wide flat action table)
+        # hand those to the policies that read them instead of copying the wide mask rows.
+        legal_index: np.ndarray | None = getattr(engine, "legal_index", None)
+        legal_count: np.ndarray | None = getattr(engine, "legal_count", None)
         while True:
             waiting = engine.player != self.seat
             if not waiting.any():
@@ -429,10 +429,18 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             for index in np.unique(who[waiting]):
                 chosen = waiting & (who == index)
                 policy = self._policies[index]
-                if chosen.all():  # every slot at once (one opponent, two players): no copies
-                    observations, masks = engine.obs, engine.mask
-                else:
-                    observations, masks = engine.obs[chosen], engine.mask[chosen]
+                every = chosen.all()  # every slot at once (one opponent, two players): no copies
+                observations = engine.obs if every else engine.obs[chosen]
+                act_legal = getattr(policy, "act_legal", None)
+                if act_legal is not None and legal_index is not None and legal_count is not None:
+                    if every:
+                        actions[chosen] = act_legal(observations, legal_index, legal_count, keys[chosen])
+                    else:
+                        actions[chosen] = act_legal(
+                            observations, legal_index[chosen], legal_count[chosen], keys[chosen]
+                        )
+                    continue
+                masks = engine.mask if every else engine.mask[chosen]
                 if getattr(policy, "needs_states", False):
                     states = [engine.state(int(i)) for i in np.flatnonzero(chosen)]
                     actions[chosen] = policy.act_states(states, masks, keys[chosen])
@@ -466,8 +474,12 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         infos["episode"], infos["_episode"] = finals["episode"], done
         if self.final_obs_wanted and self.autoreset_mode == AutoresetMode.SAME_STEP:
             final = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(done):
-                final[i] = {"observation": self._final_obs[i].copy(), "action_mask": self._zero_mask.copy()}
+            slots = np.flatnonzero(done)
+            # Rows of two new arrays (nothing the env writes again), not one copy per episode.
+            observations_block = self._final_obs[slots]
+            masks_block = np.zeros((len(slots), self.engine.action_size), dtype=np.int8)
+            for k, i in enumerate(slots.tolist()):
+                final[i] = {"observation": observations_block[k], "action_mask": masks_block[k]}
             infos["final_obs"], infos["_final_obs"] = final, done
         final_info = {"learner_seat": finals["learner_seat"], "_learner_seat": done}
         if "points" in finals:

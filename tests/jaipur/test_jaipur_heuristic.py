@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
-from cardgames_env import jaipur_v0
+from cardgames_env import jaipur_v0, vector
 from cardgames_env.agents.base import make_agent
 from cardgames_env.envs.jaipur.encoding import ACTIONS, LAYOUT
 from cardgames_env.envs.jaipur.heuristic import JaipurHeuristic
@@ -90,3 +91,27 @@ def test_heuristic_prefers_a_big_sale_and_camel_heavy_markets():
     mask[:] = 0
     mask[[ACTIONS.offset("take") + 4, ACTIONS.offset("camels")]] = 1
     assert agent.act(obs, mask) == ACTIONS.offset("camels")
+
+
+def test_act_legal_on_the_engines_lists_plays_like_act_batch_on_masks():
+    """The engine's legal-action lists (any order) give the moves and random draws of the dense
+    masks: two heuristics seeded alike stay in step over many positions of 128 games, asked
+    for random subsets of the slots (random play moves the games on)."""
+    vec = vector.make("jaipur_v0", num_envs=128, seed=3)
+    dense, listed = JaipurHeuristic(seed=9), JaipurHeuristic(seed=9)
+    rng = np.random.default_rng(3)
+    for _ in range(150):
+        rows = rng.random(vec.num_envs) < 0.5
+        expected = dense.act_batch(vec.obs[rows], vec.mask[rows])
+        actions = listed.act_legal(vec.obs[rows], vec.legal_index[rows], vec.legal_count[rows])
+        assert actions.tolist() == expected.tolist()
+        vec.step(np.array([rng.choice(np.flatnonzero(row)) for row in vec.mask]))
+    rows = np.arange(3)
+    with pytest.raises(ValueError, match="legal_count > 0"):
+        listed.act_legal(vec.obs[rows], vec.legal_index[rows], np.array([1, 0, 2]))
+    substeps = vector.make("jaipur_v0", num_envs=8, seed=4, exchange_encoding="substeps")
+    for _ in range(30):
+        expected = dense.act_batch(substeps.obs, substeps.mask)
+        actions = listed.act_legal(substeps.obs, substeps.legal_index, substeps.legal_count)
+        assert actions.tolist() == expected.tolist()
+        substeps.step(actions)

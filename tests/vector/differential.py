@@ -30,6 +30,7 @@ def _check_final(vec: Any, slot: int, env: Any, dealt: bool, where: str) -> None
     move built over sub-steps (a rules ``State`` holds no partial choice; Haggle's terminal
     cap draw changes no observation)."""
     final = vec.final_state(slot)
+    check_final_outputs(vec, [slot])
     if not dealt:
         assert final == env.game_state(), f"{where}: final_state {final} != {env.game_state()}"
     encoding = env.encoding
@@ -47,6 +48,24 @@ def _check_final(vec: Any, slot: int, env: Any, dealt: bool, where: str) -> None
         assert seen.tobytes() == env.observe(agent)["observation"].tobytes(), (
             f"{where}: {agent}'s observation of final_state differs"
         )
+
+
+def check_final_outputs(vec: Any, slots: Any) -> None:
+    """Check ``vec.final_observations`` and ``vec.final_points`` of ``slots`` for every seat
+    against the AEC encoding's ``observe`` and ``rules.points`` of ``vec.final_state``."""
+    encoding = vec.encoding
+    for seat in range(vec.num_players):
+        seats = np.full(len(slots), seat)
+        seen = vec.final_observations(slots, seats)
+        points = vec.final_points(slots)
+        for k, i in enumerate(slots):
+            final = vec.final_state(int(i))
+            expected = encoding.observe(encoding.to_decision(final), seat)
+            assert seen[k].tobytes() == expected.tobytes(), (
+                f"{vec.name} slot {i} seat {seat}: final observation differs at "
+                f"{np.flatnonzero(seen[k] != expected).tolist()}"
+            )
+            assert tuple(points[k]) == tuple(vec.rules.points(final)), f"{vec.name} slot {i}: final points"
 
 
 def run_differential(

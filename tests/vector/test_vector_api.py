@@ -261,3 +261,48 @@ def test_import_sets_a_short_openmp_spin_unless_a_policy_is_set(preset: dict, ex
     out = subprocess.run([sys.executable, "-c", script], env={**env, **preset}, capture_output=True,
                          text=True, check=True).stdout.split()
     assert tuple(None if v == "None" else v for v in out) == expected
+
+
+FINAL_CASES = [
+    (name, options, max_steps)
+    for name in ENGINES
+    for options in registry.load(name).TEST_VARIANTS
+    for max_steps in (None, 25)
+]
+
+
+@pytest.mark.parametrize(("name", "options", "max_steps"), FINAL_CASES)
+def test_final_observations_are_the_encodings_of_final_states(
+    name: str, options: dict, max_steps: int | None
+) -> None:
+    """Random play to many game ends (terminal, or cut at the turn limit), every variant: every
+    seat's final observation and the final points equal the AEC encoding's and the rules' of
+    ``final_state``."""
+    from tests.vector.differential import check_final_outputs
+
+    vec = vector.make(name, num_envs=16, seed=5, max_steps=max_steps, **options)
+    rng = np.random.default_rng(5)
+    ended = 0
+    for _ in range(3000):
+        *_, done = vec.step(_random_actions(vec, rng))
+        if done.any():
+            slots = np.flatnonzero(done)
+            ended += len(slots)
+            check_final_outputs(vec, slots)
+        if ended >= 24:
+            break
+    assert ended >= 24, f"{name}: only {ended} games ended"
+
+
+def test_final_observations_refuse_bad_input() -> None:
+    vec = vector.make("red7_v0", num_envs=4, seed=0)
+    for slots, seats, message in (
+        ([4], [0], "slots must lie in 0..3"),
+        ([0], [9], "seats must lie in"),
+        ([0, 1], [0], "same length"),
+        ([0.5], [0], "integer array"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            vec.final_observations(slots, seats)
+    with pytest.raises(ValueError, match="out must be a float32 array"):
+        vec.final_observations([0], [0], out=np.zeros((2, vec.observation_size), dtype=np.float32))

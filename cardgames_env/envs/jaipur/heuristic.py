@@ -20,12 +20,14 @@ draw them; the sub-step encoding is decided row by row.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numba import njit
 
 from cardgames_env.core.masks import legal_actions, legal_rows
 from cardgames_env.core.rng import make_rng
+from cardgames_env.core.threads import borrow
 from cardgames_env.envs.jaipur.cards import CAMEL, HAND_LIMIT, NUM_GOODS, PRECIOUS
 from cardgames_env.envs.jaipur.encoding import (
     ACTIONS,
@@ -80,15 +82,51 @@ class JaipurHeuristic:
         observations = np.asarray(observations)
         if legal.shape[1] != ACTIONS.size:  # the sub-step encoding: row by row
             return np.array([self.act_one(o, m) for o, m in zip(observations, legal)], dtype=np.int64)
+        return self._best(observations, _tied_actions, (np.ascontiguousarray(legal),))
+
+    def act_legal(
+        self, observations: np.ndarray, legal_index: np.ndarray, legal_count: np.ndarray,
+        keys: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """:meth:`act_batch` given each row's legal actions as a list instead of a mask: row
+        ``r``'s are ``legal_index[r, :legal_count[r]]``, in any order (what the batched engine
+        keeps, :attr:`~cardgames_env.envs.jaipur.kernel.JaipurVectorEnv.legal_index`). Same
+        actions and random draws as :meth:`act_batch` on the same rows.
+
+        Raises:
+            ValueError: for a row with no legal action.
+        """
+        observations = np.asarray(observations)
+        counts = np.asarray(legal_count)
+        if counts.shape != (len(observations),) or not (counts > 0).all():
+            raise ValueError("every row needs a legal action (legal_count > 0)")
+        if observations.shape[1] != LAYOUT.size:  # the sub-step encoding: its 63-action masks
+            masks = np.zeros((len(observations), SUBSTEP_ACTIONS.size), dtype=np.bool_)
+            for row, (listed, count) in enumerate(zip(legal_index, counts)):
+                masks[row, listed[:count]] = True
+            return self.act_batch(observations, masks)
+        lists = (np.ascontiguousarray(legal_index, dtype=np.int32),
+                 np.ascontiguousarray(counts, dtype=np.int64))
+        return self._best(observations, _tied_listed, lists)
+
+    def _best(self, observations: np.ndarray, tie_kernel: Any, legal: tuple[np.ndarray, ...]) -> np.ndarray:
+        """Each row's best-scoring action, ties broken with one draw per row in row order;
+        ``tie_kernel(*legal, *pieces, tables, work, tied, ties)`` lists each row's tied actions
+        (the buffers made here, so the kernels may borrow them)."""
+        rows = len(observations)
         view = {name: observations[:, LAYOUT.slice(name)].astype(np.float64) for name in _PIECES}
-        rows = (np.ascontiguousarray(legal), view["hand"], view["market"],
-                view["goods_stacks"].reshape(len(legal), NUM_GOODS, -1), view["bonus_left"])
-        tied = np.empty((len(legal), 16), dtype=np.int64)
-        ties = _tied_actions(*rows, _TABLES, tied)
+        pieces = (view["hand"], view["market"], view["goods_stacks"].reshape(rows, NUM_GOODS, -1),
+                  view["bonus_left"])
+        width = legal[0].shape[1]  # the mask's or the lists' width: the most legal actions of a row
+        work = (np.empty(width, dtype=np.int64), np.empty((3, NUM_GOODS)), np.empty(width))
+        ties = np.zeros(rows, dtype=np.int64)
+        tied = np.empty((rows, 16), dtype=np.int64)
+        tie_kernel(*legal, *pieces, _TABLES, work, tied, ties)
         if ties.max(initial=0) > tied.shape[1]:  # many equal scores: list them all
-            tied = np.empty((len(legal), int(ties.max())), dtype=np.int64)
-            ties = _tied_actions(*rows, _TABLES, tied)
-        return tied[np.arange(len(legal)), self.rng.integers(0, ties)]
+            tied = np.empty((rows, int(ties.max())), dtype=np.int64)
+            ties[:] = 0
+            tie_kernel(*legal, *pieces, _TABLES, work, tied, ties)
+        return tied[np.arange(rows), self.rng.integers(0, ties)]
 
     def act_one(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return the best-scoring legal action, in plain Python (the reference of
@@ -187,13 +225,12 @@ _TABLES = (np.ascontiguousarray(EXCHANGE_TAKE), np.ascontiguousarray(EXCHANGE_GI
 @njit(cache=True)
 def _score(
     action: int, row: int, hands: np.ndarray, markets: np.ndarray, stacks: np.ndarray, bonus_left: np.ndarray,
-    values: tuple[float, np.ndarray, np.ndarray, np.ndarray], tables: tuple[np.ndarray, np.ndarray],
+    hand_size: float, values: np.ndarray, take_table: np.ndarray, give_table: np.ndarray,
 ) -> float:
-    """:meth:`JaipurHeuristic.act_one`'s score of one flat action in ``row`` (``values``: the
-    row's :func:`_values`; ``tables``: the exchanges' cards taken and given)."""
+    """:meth:`JaipurHeuristic.act_one`'s score of one flat action in ``row`` (``hand_size`` and
+    ``values``: the row's :func:`_values`; the tables: the exchanges' cards taken and given)."""
     hand, stacks_row = hands[row], stacks[row]
-    hand_size, card_value, lost_value, precious_value = values
-    take_table, give_table = tables
+    card_value, lost_value, precious_value = values[0], values[1], values[2]
     if action < CAMELS:
         return card_value[action - TAKE0] - 1.0 - (1.5 if hand_size >= HAND_LIMIT - 1 else 0.0)
     if action == CAMELS:
@@ -225,18 +262,16 @@ def _score(
 
 
 @njit(cache=True)
-def _values(hand: np.ndarray, stacks: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    """A row's hand size and each good's worth taken, given and to the opponent."""
+def _values(hand: np.ndarray, stacks: np.ndarray, values: np.ndarray) -> float:
+    """Write each good's worth taken, given and to the opponent into the rows of ``values``
+    (``[3, NUM_GOODS]``); return the hand size."""
     hand_size = 0.0
-    card_value = np.empty(NUM_GOODS)
-    lost_value = np.empty(NUM_GOODS)
-    precious_value = np.empty(NUM_GOODS)
     for g in range(NUM_GOODS):
         hand_size += hand[g]
-        card_value[g] = stacks[g, 0] + 1.2 * min(hand[g], 4.0)
-        lost_value[g] = stacks[g, 0] + 0.8 * min(hand[g], 4.0)
-        precious_value[g] = _PRECIOUS[g] * stacks[g, 0]
-    return hand_size, card_value, lost_value, precious_value
+        values[0, g] = stacks[g, 0] + 1.2 * min(hand[g], 4.0)
+        values[1, g] = stacks[g, 0] + 0.8 * min(hand[g], 4.0)
+        values[2, g] = _PRECIOUS[g] * stacks[g, 0]
+    return hand_size
 
 
 @njit(cache=True)
@@ -266,27 +301,68 @@ def _legal_actions(legal: np.ndarray, index: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def _row_ties(
+    row: int, index: np.ndarray, found: int, pieces: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    tables: tuple[np.ndarray, np.ndarray], work: tuple[np.ndarray, np.ndarray], tied: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """Write into ``tied[row]`` the actions of ``index[:found]`` (a row's legal actions)
+    scoring within 1e-9 of the best, in the order of ``index``, and their number into
+    ``counts[row]`` (``work``: a ``[3, NUM_GOODS]`` and a scores buffer)."""
+    hands, markets, stacks, bonus_left = pieces
+    take_table, give_table = tables
+    values, scores = work
+    hand_size = _values(hands[row], stacks[row], values)
+    best = -np.inf
+    for k in range(found):
+        scores[k] = _score(index[k], row, hands, markets, stacks, bonus_left, hand_size, values, take_table,
+                           give_table)
+        best = max(best, scores[k])
+    for k in range(found):
+        if scores[k] >= best - 1e-9:
+            if counts[row] < tied.shape[1]:
+                tied[row, counts[row]] = index[k]
+            counts[row] += 1
+
+
+@njit(cache=True)
 def _tied_actions(
     legal: np.ndarray, hands: np.ndarray, markets: np.ndarray, stacks: np.ndarray, bonus_left: np.ndarray,
-    tables: tuple[np.ndarray, np.ndarray], tied: np.ndarray,
-) -> np.ndarray:
-    """Write into ``tied[row]`` the legal actions of each row (in action order) scoring within
-    1e-9 of its best; return how many each row has (``tied`` holds the first ones only when a
-    row has more than its width)."""
-    rows, size = legal.shape
-    counts = np.zeros(rows, dtype=np.int64)
-    index = np.empty(size, dtype=np.int64)
-    for row in range(rows):
-        values = _values(hands[row], stacks[row])
+    tables: tuple[np.ndarray, np.ndarray], work: tuple[np.ndarray, np.ndarray, np.ndarray], tied: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """Write into ``tied[row]`` the legal actions of each mask row (in action order) scoring
+    within 1e-9 of its best and into ``counts[row]`` (zeros on entry) how many they are
+    (``tied`` holds the first ones only when a row has more than its width); ``work``: an
+    int64 and a float64 buffer of the mask's width around a ``[3, NUM_GOODS]`` one."""
+    # Borrowed views (no reference counting in the calls per row and action); the caller keeps
+    # every array alive.
+    (legal, hands, markets, stacks, bonus_left, take_table, give_table, index, values, scores, tied,
+     counts) = borrow(legal, hands, markets, stacks, bonus_left, tables[0], tables[1], work[0], work[1],
+                      work[2], tied, counts)
+    for row in range(legal.shape[0]):
         found = _legal_actions(legal[row], index)
-        scores = np.empty(found)
-        best = -np.inf
+        _row_ties(row, index, found, (hands, markets, stacks, bonus_left), (take_table, give_table),
+                  (values, scores), tied, counts)
+
+
+@njit(cache=True)
+def _tied_listed(
+    legal_index: np.ndarray, legal_count: np.ndarray, hands: np.ndarray, markets: np.ndarray,
+    stacks: np.ndarray, bonus_left: np.ndarray, tables: tuple[np.ndarray, np.ndarray],
+    work: tuple[np.ndarray, np.ndarray, np.ndarray], tied: np.ndarray, counts: np.ndarray,
+) -> None:
+    """:func:`_tied_actions` of rows given as lists of legal actions (``legal_index[row,
+    :legal_count[row]]``, any order): the tied actions are sorted into action order (when they
+    all fit in ``tied``)."""
+    (legal_index, hands, markets, stacks, bonus_left, take_table, give_table, index, values, scores, tied,
+     counts) = borrow(legal_index, hands, markets, stacks, bonus_left, tables[0], tables[1], work[0], work[1],
+                      work[2], tied, counts)
+    for row in range(legal_index.shape[0]):
+        found = legal_count[row]
         for k in range(found):
-            scores[k] = _score(index[k], row, hands, markets, stacks, bonus_left, values, tables)
-            best = max(best, scores[k])
-        for k in range(found):
-            if scores[k] >= best - 1e-9:
-                if counts[row] < tied.shape[1]:
-                    tied[row, counts[row]] = index[k]
-                counts[row] += 1
-    return counts
+            index[k] = legal_index[row, k]
+        _row_ties(row, index, found, (hands, markets, stacks, bonus_left), (take_table, give_table),
+                  (values, scores), tied, counts)
+        if counts[row] <= tied.shape[1]:
+            tied[row, : counts[row]].sort()

@@ -544,10 +544,10 @@ def _substep_mask(s: np.ndarray, i: int, mask: np.ndarray, midx: np.ndarray, can
 
 
 @njit(cache=True)
-def _write_obs(s: np.ndarray, i: int, obs: np.ndarray, cfg: np.ndarray) -> None:
-    """Write the mover's observation (encoding.observe, then the partial exchange)."""
-    o = obs[i]
-    p = s[PLAYER]
+def _write_obs(s: np.ndarray, o: np.ndarray, cfg: np.ndarray, p: int, final: bool) -> None:
+    """Write seat ``p``'s observation of row ``s`` into ``o`` (encoding.observe, then the partial
+    exchange). ``final``: the row is a finished game (``final_state``): the mover is shown only
+    where the game was cut at the turn limit, and no partial exchange."""
     q = 1 - p
     size_me = 0
     size_opp = 0
@@ -579,7 +579,11 @@ def _write_obs(s: np.ndarray, i: int, obs: np.ndarray, cfg: np.ndarray) -> None:
             o[O_STANDING + 1] = 1.0
         else:
             o[O_STANDING + 2] = 1.0
-    o[O_TO_MOVE] = 1.0
+    if final:  # rules.is_terminal of the finished game: its last round scored and the game over
+        over = max(s[SEALS], s[SEALS + 1]) >= SEALS_TO_WIN or s[NHIST] >= cfg[C_ROUND_CAP]
+        o[O_TO_MOVE] = 1.0 if s[PLAYER] == p and not over else 0.0
+    else:
+        o[O_TO_MOVE] = 1.0
     for g in range(NUM_GOODS):
         length = s[STACKLEN + g]
         o[O_TOKENS_LEFT + g] = length
@@ -613,9 +617,18 @@ def _write_obs(s: np.ndarray, i: int, obs: np.ndarray, cfg: np.ndarray) -> None:
     o[O_PAST + 1] = s[PAST + q] / 100
     if cfg[C_SUBSTEPS]:
         for g in range(NUM_GOODS):
-            o[O_PARTIAL + g] = s[XTAKE + g]
+            o[O_PARTIAL + g] = 0.0 if final else s[XTAKE + g]
         for t in range(NUM_TYPES):
-            o[O_PARTIAL + NUM_GOODS + t] = s[XGIVE + t]
+            o[O_PARTIAL + NUM_GOODS + t] = 0.0 if final else s[XGIVE + t]
+
+
+@njit(cache=True)
+def _write_final_obs(
+    final: np.ndarray, slots: np.ndarray, seats: np.ndarray, cfg: np.ndarray, out: np.ndarray
+) -> None:
+    """``out[k]``: seat ``seats[k]``'s observation of the finished game in ``final[slots[k]]``."""
+    for k in range(slots.shape[0]):
+        _write_obs(final[slots[k]], out[k], cfg, seats[k], True)
 
 
 @njit(cache=True)
@@ -689,7 +702,7 @@ def _step_slot(
         steps[i] = 0
     if not mask_written:  # a new deal always has a legal move (3 camels in the market)
         _write_mask(s, i, mask, midx, cand, substep, lut, cand_start, cand_list, give_packed, seq)
-    _write_obs(s, i, obs, cfg)
+    _write_obs(s, obs[i], cfg, s[PLAYER], False)
     player[i] = s[PLAYER]
 
 
@@ -697,7 +710,7 @@ def _step_slot(
 def _refresh_slot(s, i, obs, mask, midx, cand, player, cfg, lut, cand_start, cand_list, give_packed, seq):
     """Write slot ``i``'s outputs for the state in its row (after a load; no move made)."""
     _write_mask(s, i, mask, midx, cand, cfg[C_SUBSTEPS] != 0, lut, cand_start, cand_list, give_packed, seq)
-    _write_obs(s, i, obs, cfg)
+    _write_obs(s, obs[i], cfg, s[PLAYER], False)
     player[i] = s[PLAYER]
 
 
@@ -820,6 +833,13 @@ class JaipurVectorEnv(VectorEnv):
         _refresh_slot(
             s, i, self.obs, self.mask, self._midx, self._cand, self.player, self._cfg, *self._tables
         )
+
+    def _write_final_obs(self, slots: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
+        _write_final_obs(self.final_slots, slots, seats, self._cfg, out)
+        return True
+
+    def _final_points(self, slots: np.ndarray) -> np.ndarray:
+        return self.final_slots[slots, SEALS : SEALS + NUM_PLAYERS].astype(np.int64)  # rules.points: Seals
 
     def _get_state(self, i: int) -> Any:
         return _row_to_state(self.slots[i], self.history[i], self.config)

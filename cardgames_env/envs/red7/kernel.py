@@ -853,10 +853,12 @@ def _put_bits(out: np.ndarray, offset: int, bits: int) -> None:
 
 
 @njit(cache=True)
-def _write_obs(row: np.ndarray, cfg: np.ndarray, offs: np.ndarray, out: np.ndarray) -> None:
-    """``encoding.observe`` of the mover: seat-rotated pieces (relative seat 0 = the mover)."""
+def _write_obs(row: np.ndarray, cfg: np.ndarray, offs: np.ndarray, out: np.ndarray, p: int) -> None:
+    """``encoding.observe`` of seat ``p``: seat-rotated pieces (relative seat 0 = ``p``); a
+    finished game (status not ``PLAYING``) shows no mover, phase or effect card."""
     n = cfg[C_N]
-    p = row[F_PLAYER]
+    playing = row[F_STATUS] == PLAYING
+    mover = row[F_PLAYER] if playing else -1
     _put_bits(out, offs[O_HAND], row[F_HANDS + p])
     for r in range(n):
         seat = p + r if p + r < n else p + r - n
@@ -870,7 +872,7 @@ def _write_obs(row: np.ndarray, cfg: np.ndarray, offs: np.ndarray, out: np.ndarr
     _put_bits(out, offs[O_DECK_KNOWN], known)
     _put_bits(out, offs[O_OUT], row[F_OUT_PUBLIC])
     _put_bits(out, offs[O_SCORED], row[F_SCORED])
-    effect = row[F_EFFECT]
+    effect = row[F_EFFECT] if playing else -1
     _put_bits(out, offs[O_EFFECT], (1 << effect) if effect >= 0 else 0)
     for r in range(7):
         out[offs[O_RULE] + r] = 0.0
@@ -881,7 +883,7 @@ def _write_obs(row: np.ndarray, cfg: np.ndarray, offs: np.ndarray, out: np.ndarr
         seat = p + r if p + r < n else p + r - n
         out[offs[O_ACTIVE] + r] = (active >> seat) & 1
         out[offs[O_WINNING] + r] = 1.0 if seat == winner else 0.0
-        out[offs[O_MOVE] + r] = 1.0 if r == 0 else 0.0
+        out[offs[O_MOVE] + r] = 1.0 if seat == mover else 0.0
         # Fractions in float64, then float32, as the encoding builds them.
         out[offs[O_SIZES] + r] = np.float32(bit_count(row[F_HANDS + seat]) / 7.0)
         if cfg[C_ADVANCED]:
@@ -890,7 +892,8 @@ def _write_obs(row: np.ndarray, cfg: np.ndarray, offs: np.ndarray, out: np.ndarr
             out[offs[O_SCORES] + r] = 0.0
     for k in range(5):
         out[offs[O_PHASE] + k] = 0.0
-    out[offs[O_PHASE] + row[F_PHASE]] = 1.0
+    if playing:
+        out[offs[O_PHASE] + row[F_PHASE]] = 1.0
     out[offs[O_DECK_SIZE]] = np.float32(length / 49.0)
 
 
@@ -902,8 +905,18 @@ def _write_outputs(
     """Write slot ``i``'s observation, mask and mover."""
     row = S[i]
     player[i] = row[F_PLAYER]
-    _write_obs(row, cfg, offs, obs[i])
+    _write_obs(row, cfg, offs, obs[i], row[F_PLAYER])
     _write_mask(row, cfg, mask[i])
+
+
+@njit(cache=True)
+def _write_final_obs(
+    final: np.ndarray, slots: np.ndarray, seats: np.ndarray, cfg: np.ndarray, offs: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """``out[k]``: seat ``seats[k]``'s observation of the finished game in ``final[slots[k]]``."""
+    for k in range(slots.shape[0]):
+        _write_obs(final[slots[k]], cfg, offs, out[k], seats[k])
 
 
 # -- batched drivers -------------------------------------------------------------------------
@@ -1049,6 +1062,17 @@ class Red7VectorEnv(VectorEnv):
         self.done[i] = False
         self.truncated[i] = False
         _write_outputs(self.slots, i, self._cfg, self._offs, self.obs, self.mask, self.player)
+
+    def _write_final_obs(self, slots: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
+        _write_final_obs(self.final_slots, slots, seats, self._cfg, self._offs, out)
+        return True
+
+    def _final_points(self, slots: np.ndarray) -> np.ndarray:
+        rows = self.final_slots[slots]
+        n = self.num_players
+        if self.config.advanced:  # rules.points: the advanced game's scores, else 1 for the winner
+            return rows[:, F_SCORES : F_SCORES + n].copy()
+        return (np.arange(n) == rows[:, F_GAME_WINNER, None]).astype(np.int64)
 
     def _get_state(self, i: int) -> rules.State:
         row: list[int] = self.slots[i].tolist()
