@@ -1,12 +1,15 @@
 """What every player does with action masks: ``legal_actions`` (the legal action ids of a
-mask), ``legal_rows`` (a batch of masks checked row by row) and ``move_actions`` (the actions
-that play one rules move), shared by the games' heuristics and the agents."""
+mask), ``legal_rows`` (a batch of masks checked row by row), ``move_actions`` (the actions
+that play one rules move) and :class:`BatchPlayer` (a player that decides a batch of rows at
+once), shared by the games' heuristics and the agents."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+
+from .rng import make_rng
 
 MAX_ACTIONS_PER_MOVE = 64
 """Most actions :func:`move_actions` spends on one move before it stops (a broken encoding)."""
@@ -45,3 +48,29 @@ def move_actions(encoding: Any, state: Any, move: Any) -> list[int]:
 
 
 __all__ = ["MAX_ACTIONS_PER_MOVE", "legal_actions", "legal_rows", "move_actions"]
+
+
+class BatchPlayer:
+    """Base of a player that decides a batch of rows at once (``act_batch``): ``act`` is a
+    batch of one, so one decision and a batch of decisions play the same moves, and ``rng``
+    is the player's random stream for its tie-breaks, re-seeded by ``reset(seed)``.
+    """
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = make_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the player's random stream when ``seed`` is given."""
+        if seed is not None:
+            self.rng = make_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        """Return the action chosen for one observation and its mask (a batch of one)."""
+        return int(self.act_batch(np.asarray(observation)[None, :], np.asarray(action_mask)[None, :])[0])
+
+    def act_batch(
+        self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Return the chosen action of every row (``keys``: the rows' game seats, for players
+        that keep state between decisions)."""
+        raise NotImplementedError

@@ -18,8 +18,7 @@ import numpy as np
 from numba import njit
 
 from cardgames_env.core.cards import cards_of
-from cardgames_env.core.masks import legal_actions, legal_rows
-from cardgames_env.core.rng import make_rng
+from cardgames_env.core.masks import BatchPlayer, legal_actions, legal_rows
 from cardgames_env.envs.gongzhu import rules
 from cardgames_env.envs.gongzhu.cards import GOAT, HEARTS, PIG, SPADES
 from cardgames_env.envs.gongzhu.encoding import LAYOUT, GongZhuEncoding
@@ -36,22 +35,13 @@ def _suit(card: int) -> int:
     return card // 13
 
 
-class GongZhuHeuristic:
+class GongZhuHeuristic(BatchPlayer):
     """Follows low when a trick holds points, dumps the pig and high hearts when void,
     leads safe low cards; never plays a card that would win the pig for itself if it can
     avoid it."""
 
     def __init__(self, encoding: GongZhuEncoding | None = None, seed: int | None = None):
-        self.rng = make_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Re-seed when ``seed`` is given (ties are broken at random)."""
-        if seed is not None:
-            self.rng = make_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Return the chosen card id."""
-        return int(self.act_batch(np.asarray(observation)[None, :], np.asarray(action_mask)[None, :])[0])
+        super().__init__(seed)
 
     def act_one(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return the chosen card id, in plain Python (the reference of :meth:`act_batch`)."""

@@ -17,8 +17,7 @@ from functools import cache, lru_cache
 import numpy as np
 from numba import njit
 
-from cardgames_env.core.masks import legal_rows
-from cardgames_env.core.rng import make_rng
+from cardgames_env.core.masks import BatchPlayer, legal_rows
 from cardgames_env.envs.haggle.cards import BASE_VALUES, NUM_COLOURS
 from cardgames_env.envs.haggle.encoding import HaggleEncoding
 
@@ -91,7 +90,7 @@ def _value_table(num_players: int, max_offer: int = 3) -> tuple[np.ndarray, np.n
     return hand_values(every, num_players), weights, limit
 
 
-class HaggleHeuristic:
+class HaggleHeuristic(BatchPlayer):
     """Proposes the fair-looking trade that improves its hand most; accepts improving offers.
 
     Stage by stage (the observation's ``stage`` piece):
@@ -111,7 +110,7 @@ class HaggleHeuristic:
         self.encoding = encoding
         self.layout = encoding.layout
         self.n = encoding.num_players
-        self.rng = make_rng(seed)
+        super().__init__(seed)
         self.sets = np.array(encoding.offer_sets, dtype=np.int64)
         self.set_values = self.sets @ _BASE
         # Only offers a partner might take: ask no more base value than given, not a no-op.
@@ -130,15 +129,6 @@ class HaggleHeuristic:
         """The first action of each family the heuristic plays (``-1``: not in this variant)."""
         self.min_gain = 1.0
         self._slices = {name: self.layout.slice(name) for name in _PIECES}
-
-    def reset(self, seed: int | None = None) -> None:
-        """Re-seed when ``seed`` is given."""
-        if seed is not None:
-            self.rng = make_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Return a legal action chosen from the observation and the mask."""
-        return int(self.act_batch(np.asarray(observation)[None, :], np.asarray(action_mask)[None, :])[0])
 
     def act_batch(
         self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None

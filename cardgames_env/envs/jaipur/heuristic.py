@@ -25,8 +25,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from cardgames_env.core.masks import legal_actions, legal_rows
-from cardgames_env.core.rng import make_rng
+from cardgames_env.core.masks import BatchPlayer, legal_actions, legal_rows
 from cardgames_env.core.threads import borrow
 from cardgames_env.envs.jaipur.cards import CAMEL, HAND_LIMIT, NUM_GOODS, PRECIOUS
 from cardgames_env.envs.jaipur.encoding import (
@@ -49,22 +48,13 @@ EXPECTED_BONUS = (0.0, 0.0, 0.0, 2.0, 5.0, 9.0, 9.0, 9.0)
 _PRECIOUS = np.array(PRECIOUS, dtype=np.float64)
 
 
-class JaipurHeuristic:
+class JaipurHeuristic(BatchPlayer):
     """Scores sales by tokens plus expected bonus, takes by the goods' token values and the
     sets they build, camels by how many there are, exchanges by value gained minus value and
     precious goods given away."""
 
     def __init__(self, encoding: JaipurEncoding | None = None, seed: int | None = None):
-        self.rng = make_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Re-seed when ``seed`` is given (ties are broken at random)."""
-        if seed is not None:
-            self.rng = make_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Return the best-scoring legal action."""
-        return int(self.act_batch(np.asarray(observation)[None, :], np.asarray(action_mask)[None, :])[0])
+        super().__init__(seed)
 
     def act_batch(
         self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None

@@ -19,8 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 from numba import njit
 
-from cardgames_env.core.masks import legal_rows
-from cardgames_env.core.rng import make_rng
+from cardgames_env.core.masks import BatchPlayer, legal_rows
 from cardgames_env.envs.red7.cards import CARD_COLOUR
 from cardgames_env.envs.red7.encoding import ACTIONS, PAIR0, Red7Encoding
 from cardgames_env.envs.red7.scoring import strength
@@ -55,21 +54,12 @@ PREFERENCE = _preference()
 """``PREFERENCE[a]``: rank of action ``a`` in the heuristic's order of preference."""
 
 
-class Red7Heuristic:
+class Red7Heuristic(BatchPlayer):
     """Keeps winning with the fewest and lowest cards spent; gives up only when it must."""
 
     def __init__(self, encoding: Red7Encoding | None = None, seed: int | None = None):
         self.encoding = encoding if encoding is not None else Red7Encoding(_default_config())
-        self.rng = make_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        """Re-seed when ``seed`` is given (this agent is deterministic; kept for the protocol)."""
-        if seed is not None:
-            self.rng = make_rng(seed)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        """Return the chosen action."""
-        return int(self.act_batch(np.asarray(observation)[None, :], np.asarray(action_mask)[None, :])[0])
+        super().__init__(seed)
 
     def act_batch(
         self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None
