@@ -585,7 +585,7 @@ def _step_slot(
     tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
 ) -> None:
     """One action in slot ``i`` (encoding.apply_action + the AEC env's step bookkeeping);
-    ``base.STAY``: the slot sits the step out, with zero rewards and its outputs unchanged."""
+    ``engine.STAY``: the slot sits the step out, with zero rewards and its outputs unchanged."""
     action = actions[i]
     rewards[i, 0] = 0.0
     rewards[i, 1] = 0.0
