@@ -50,7 +50,7 @@ class GongZhuHeuristic(BatchPlayer):
         pig_out = not view["hand"][PIG] and not view["played"][:, PIG].any()
         trick = view["trick"].any(axis=0).nonzero()[0].tolist()
         if not trick:
-            return self._lead(legal, pig_out)
+            return lead_card(legal, pig_out)
         led = int(view["led_suit"].nonzero()[0][0])
         return follow_card(legal, trick, led, pig_out)
 
@@ -71,9 +71,6 @@ class GongZhuHeuristic(BatchPlayer):
         trick = (observations[:, _TRICK].reshape(-1, 4, 52) != 0).any(axis=1)
         led = np.where(trick.any(axis=1), (observations[:, _LED] != 0).argmax(axis=1), -1)
         return _decide(np.ascontiguousarray(legal), np.ascontiguousarray(trick), led, pig_out)
-
-    def _lead(self, legal: list[int], pig_out: bool) -> int:
-        return lead_card(legal, pig_out)
 
 
 def lead_card(legal: Sequence[int], pig_out: bool) -> int:

@@ -297,7 +297,7 @@ def _step_and_write(
     rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
     rng_state: np.ndarray, max_steps: int, game_end: int, game_end_upper: int, spade2_first: bool,
 ) -> None:
-    """One slot's whole step: play, deal on as needed, write its outputs (``base.STAY``: the
+    """One slot's whole step: play, deal on as needed, write its outputs (``engine.STAY``: the
     slot sits the step out, with zero rewards and its outputs unchanged)."""
     if action < 0:
         rewards[i, :] = 0.0

@@ -397,22 +397,28 @@ def _deal(st: np.ndarray, rng: np.ndarray, i: int) -> None:
 
 
 @njit(cache=True)
-def _clear_hand(st: np.ndarray, i: int) -> None:
-    """Empty table, trick, played cards and hand points (the start of a hand)."""
+def _clear_trick(st: np.ndarray, i: int) -> None:
+    """Empty table and trick: no combination to beat, no trick cards or points."""
     st[i, F_TKIND] = -1
     st[i, F_TLEN] = 0
     st[i, F_TRANK] = 0
     st[i, F_TPLAYER] = -1
     st[i, F_TRICK_LEN] = 0
     st[i, F_TRICK_POINTS] = 0
+    st[i, F_TRICK_NUMBERS] = 0
+    st[i, F_TRICK_FACES] = 0
+    st[i, F_TRICK_FACES + 1] = 0
+
+
+@njit(cache=True)
+def _clear_hand(st: np.ndarray, i: int) -> None:
+    """Empty table, trick, played cards and hand points (the start of a hand)."""
+    _clear_trick(st, i)
     st[i, F_PLAYED] = 0
     st[i, F_PLAYED + 1] = 0
     st[i, F_HAND_POINTS] = 0
     st[i, F_HAND_POINTS + 1] = 0
     st[i, F_SELECTED] = 0
-    st[i, F_TRICK_NUMBERS] = 0
-    st[i, F_TRICK_FACES] = 0
-    st[i, F_TRICK_FACES + 1] = 0
 
 
 @njit(cache=True)
@@ -450,15 +456,7 @@ def _end_trick(st: np.ndarray, i: int, winner: int) -> None:
     taker = 1 - winner if st[i, F_TKIND] == 0 else winner
     st[i, F_HAND_POINTS + taker] += st[i, F_TRICK_POINTS]
     st[i, F_TO_MOVE] = winner
-    st[i, F_TKIND] = -1
-    st[i, F_TLEN] = 0
-    st[i, F_TRANK] = 0
-    st[i, F_TPLAYER] = -1
-    st[i, F_TRICK_LEN] = 0
-    st[i, F_TRICK_POINTS] = 0
-    st[i, F_TRICK_NUMBERS] = 0
-    st[i, F_TRICK_FACES] = 0
-    st[i, F_TRICK_FACES + 1] = 0
+    _clear_trick(st, i)
     st[i, F_LAST_WINNER] = winner
 
 
@@ -587,7 +585,7 @@ def _step_slot(
     tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
 ) -> None:
     """One action in slot ``i`` (encoding.apply_action + the AEC env's step bookkeeping);
-    ``base.STAY``: the slot sits the step out, with zero rewards and its outputs unchanged."""
+    ``engine.STAY``: the slot sits the step out, with zero rewards and its outputs unchanged."""
     action = actions[i]
     rewards[i, 0] = 0.0
     rewards[i, 1] = 0.0

@@ -500,7 +500,7 @@ def _step_slot(
     rewards[i, :] = 0.0
     done[i] = False
     truncated[i] = False
-    if action < 0:  # base.STAY: this slot sits the step out
+    if action < 0:  # engine.STAY: this slot sits the step out
         return
     _apply(row, prm, offers, action)
     steps[i] += 1

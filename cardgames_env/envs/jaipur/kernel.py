@@ -645,7 +645,7 @@ def _step_slot(
 ):
     """One decision of slot ``i``: the move (or sub-step), the round's and game's end, the
     turn limit, a fresh game when done (the finished one kept in ``fs``/``fh`` for
-    ``final_state``), and the outputs of the next decision (``base.STAY``: the slot sits the
+    ``final_state``), and the outputs of the next decision (``engine.STAY``: the slot sits the
     step out, with zero rewards and its outputs unchanged)."""
     rewards[i, 0] = 0.0
     rewards[i, 1] = 0.0

@@ -15,8 +15,8 @@ from cardgames_env.core.search import SearchHooks
 
 from . import rules as jp
 from .cards import CAMEL, HAND_LIMIT, NUM_GOODS, PRECIOUS
+from .heuristic import EXPECTED_BONUS
 
-_EXPECTED_BONUS = (0.0, 0.0, 0.0, 2.0, 5.0, 9.0, 9.0, 9.0)
 ROLLOUT_EPSILON = 0.1
 """Chance that the rollout policy plays a uniformly random move other than an exchange."""
 
@@ -76,7 +76,7 @@ def _scores(state: jp.State, moves: Any) -> list[float]:
             score = sum(state.goods_stacks[g][:n]) - 6.0
             bonus_kind = 0 if n == 3 else 1 if n == 4 else 2 if n >= 5 else -1
             if bonus_kind >= 0 and state.bonus_piles[bonus_kind]:
-                score += _EXPECTED_BONUS[n]
+                score += EXPECTED_BONUS[n]
             if n < hand[g]:
                 score -= 2.0
             if n >= 3 or PRECIOUS[g]:

@@ -931,7 +931,7 @@ def _step_slot(
     steps: np.ndarray, rng_state: np.ndarray,
 ) -> None:
     """One decision in slot ``i``: apply, deal a due round, pay rewards, restart a finished game.
-    ``action`` :data:`DEAL` (-2): deal a fresh game instead (``reset``); ``base.STAY`` (-1): the
+    ``action`` :data:`DEAL` (-2): deal a fresh game instead (``reset``); ``engine.STAY`` (-1): the
     slot sits the step out, with zero rewards and its outputs unchanged."""
     n = cfg[C_N]
     row = S[i]
