@@ -1,7 +1,7 @@
 """Batched engines: thousands of games of one env stepped at once, bit-exact with the AEC envs.
 
 ``make(name, num_envs, seed=0, **options)`` returns a :class:`VectorEnv` whose ``reset`` and
-``step`` work on every slot together (compiled kernels, both cores), with the same
+``step`` work on every slot together (compiled kernels, on every thread Numba may use), with the same
 observations, masks, rewards and game ends as the AEC env for the same state. Each game's
 engine lives in its folder (its spec's ``kernel``); the driver they share is
 :mod:`cardgames_env.core.engine`. See ``docs/vector.md``.
