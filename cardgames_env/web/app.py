@@ -208,7 +208,7 @@ def _viewer(request: Request) -> int | None:
     text = request.query_params.get("viewer")
     if text is None or text in ("", "all"):
         return None
-    if not (text.isdigit() and len(text) <= 2):
+    if not (text.isascii() and text.isdigit() and len(text) <= 2):
         raise BadRequest(f"viewer must be a seat number or 'all', got {clip(text, 20)!r}")
     return int(text)
 
