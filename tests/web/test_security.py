@@ -562,3 +562,16 @@ def test_pretrained_weights_are_shared_between_games(client):
     finally:
         tracemalloc.stop()
     assert grown < weights / 2, (grown, weights)
+
+
+def test_static_files_never_reach_outside_the_static_folder():
+    # the package's own source is one folder above the static files
+    port = free_port()
+    with running(create_app(), port):
+        for path in (b"/static/../app.py", b"/static/..%2fapp.py", b"/static/%2e%2e/app.py",
+                     b"/static/%2e%2e%2fapp.py", b"/static/..%5capp.py", b"/static//etc/passwd",
+                     b"/static/%2fetc%2fpasswd"):
+            answer = raw_request(port, b"GET " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", [])
+            assert answer.startswith(b"HTTP/1.1 4"), (path, answer[:200])
+        answer = raw_request(port, b"GET /static/app.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", [])
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]  # the check above can fail
