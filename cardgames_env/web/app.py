@@ -284,7 +284,8 @@ def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = 
         env_name = data.get("env")
         if not isinstance(env_name, str) or len(env_name) > 64:
             raise BadRequest(f"'env' must name an env, e.g. {env_names()[0]!r}")
-        options = data.get("options") or {}
+        options = data.get("options")
+        options = {} if options is None else options  # any other value is checked by GameSession
         seed = data.get("seed")
         seed = random_seed() if seed is None else check_seed(seed)
         agents = data.get("agents")
