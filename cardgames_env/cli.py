@@ -21,6 +21,7 @@ Examples (``ENV`` is an env name that ``cardgames list`` prints)::
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -357,7 +358,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """
     if not 0 < args.port < 65536:
         raise UsageError(f"--port must be 1..65535, got {args.port}")
-    if args.max_memory <= 0:
+    if not (math.isfinite(args.max_memory) and args.max_memory > 0):
         raise UsageError(f"--max-memory must be a positive number of MiB, got {args.max_memory}")
     models: dict[str, str] = {}
     for spec in args.model:
@@ -370,10 +371,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         from .web.app import Settings, serve
         from .web.catalog import AgentCatalog
+        from .web.guard import split_host
     except ImportError as error:
         raise UsageError(
             f"the web app needs the 'web' extra (pip install cardgames-env[web]): {error}"
         ) from None
+    for host in args.allow_host:
+        try:
+            split_host(host)
+        except ValueError as error:
+            raise UsageError(f"--allow-host: {error}") from None
     for name, path in models.items():
         print(f"cardgames: loading model {name} from {path}", flush=True)
     try:

@@ -208,7 +208,7 @@ def _viewer(request: Request) -> int | None:
     text = request.query_params.get("viewer")
     if text is None or text in ("", "all"):
         return None
-    if not (text.isdigit() and len(text) <= 2):
+    if not (text.isascii() and text.isdigit() and len(text) <= 2):
         raise BadRequest(f"viewer must be a seat number or 'all', got {clip(text, 20)!r}")
     return int(text)
 
@@ -284,7 +284,8 @@ def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = 
         env_name = data.get("env")
         if not isinstance(env_name, str) or len(env_name) > 64:
             raise BadRequest(f"'env' must name an env, e.g. {env_names()[0]!r}")
-        options = data.get("options") or {}
+        options = data.get("options")
+        options = {} if options is None else options  # any other value is checked by GameSession
         seed = data.get("seed")
         seed = random_seed() if seed is None else check_seed(seed)
         agents = data.get("agents")

@@ -9,8 +9,9 @@
   403), as must ``Sec-Fetch-Site`` (``same-origin`` or ``none``).
 * :func:`read_body` checks ``Content-Length`` before reading and stops reading at the limit
   (chunked bodies too): 413.
-* :func:`parse_json` refuses what is not UTF-8 JSON, NaN/Infinity, and nesting deeper than
-  :data:`MAX_DEPTH` (never a ``RecursionError``): 400.
+* :func:`parse_json` refuses what is not UTF-8 JSON, NaN/Infinity, integers of more digits
+  than Python converts, and nesting deeper than :data:`MAX_DEPTH` (never a ``RecursionError``
+  or a bare ``ValueError``): 400.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ async def read_body(request: Request, limit: int) -> bytes:
     """
     declared = request.headers.get("content-length")
     if declared is not None:
-        if not declared.strip().isdigit():
+        if not (declared.strip().isascii() and declared.strip().isdigit()):
             raise BadRequest("malformed Content-Length")
         if int(declared) > limit:
             raise TooLarge(f"the request body is {int(declared)} bytes; this request takes at most {limit}")
@@ -177,8 +178,8 @@ def parse_json(raw: bytes | str, what: str = "the request body") -> Any:
     """Decode JSON from a client.
 
     Raises:
-        BadRequest: for text that is not UTF-8 or not JSON, NaN or Infinity, or nesting deeper
-            than :data:`MAX_DEPTH`.
+        BadRequest: for text that is not UTF-8 or not JSON, NaN or Infinity, an integer of
+            more digits than Python converts, or nesting deeper than :data:`MAX_DEPTH`.
     """
     try:
         text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
@@ -186,11 +187,15 @@ def parse_json(raw: bytes | str, what: str = "the request body") -> Any:
         raise BadRequest(f"{what} is not UTF-8 text") from None
     try:
         data = json.loads(text, parse_constant=_no_constant)
+    except BadRequest:
+        raise
     except RecursionError:
         raise BadRequest(f"{what}: the JSON is nested deeper than {MAX_DEPTH} levels") from None
     except json.JSONDecodeError as error:
         where = f"line {error.lineno} column {error.colno}"
         raise BadRequest(f"{what} is not JSON: {error.msg} at {where}") from None
+    except ValueError as error:  # an integer longer than Python converts (sys.get_int_max_str_digits)
+        raise BadRequest(clip(f"{what} holds a number this server does not read: {error}", 200)) from None
     if isinstance(data, (dict, list)):
         check_depth(data)
     return data

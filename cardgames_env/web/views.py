@@ -20,7 +20,7 @@ from typing import Any
 
 from cardgames_env import registry
 from cardgames_env.core import view as core_view
-from cardgames_env.core.view import Json, card, seat_name, zone
+from cardgames_env.core.view import Json
 
 
 def view_module(game: str) -> Any:
@@ -101,6 +101,6 @@ def move_label(game: str, text: str) -> str:
 
 
 __all__ = [
-    "Json", "card", "card_colours", "has_view", "move_label", "public_move", "remember", "result",
-    "round_message", "scores", "seat_name", "selection", "table", "title", "view_module", "winners", "zone",
+    "Json", "card_colours", "has_view", "move_label", "public_move", "remember", "result",
+    "round_message", "scores", "selection", "table", "title", "view_module", "winners",
 ]

@@ -261,6 +261,10 @@ def test_a_finished_game_refuses_moves(client):
         ({"env": "jaipur_v0", "agents": ["human", "random"], "options": {"colour": 3}}, "colour"),
         ({"env": "jaipur_v0", "agents": ["human", "random"], "options": {"max_rounds": "x"}}, "max_rounds"),
         ({"env": "jaipur_v0", "agents": ["human", "random"], "seed": "one"}, "seed"),
+        ({"env": "jaipur_v0", "agents": ["human", "random"], "options": []}, "options"),
+        ({"env": "jaipur_v0", "agents": ["human", "random"], "options": 0}, "options"),
+        ({"env": "jaipur_v0", "agents": ["human", "random"], "options": ""}, "options"),
+        ({"env": "jaipur_v0", "agents": ["human", "random"], "options": False}, "options"),
         ({"env": "jaipur_v0", "agents": "human"}, "agents"),
         ({"agents": ["human", "random"]}, "env"),
     ],
@@ -311,6 +315,13 @@ def test_serve_errors_are_one_line_and_exit_2(capsys):
         assert main(["serve", "--port", str(busy.getsockname()[1])]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and "--port" in err[0] and "cannot serve" in err[1]
+    for value in ("nan", "inf", "-1"):
+        assert main(["serve", "--port", "1", "--max-memory", value]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--max-memory" in err[0], (value, err)
+    assert main(["serve", "--port", "1", "--allow-host", "example.org:abc"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--allow-host" in err[0] and "bad port" in err[0], err
 
 
 def test_jaipur_substep_exchanges_are_whole_moves_for_the_human(client):

@@ -427,6 +427,22 @@ def test_malformed_json_and_constants_are_400(client):
         assert r.status_code == 400, body
 
 
+def test_an_integer_too_long_to_convert_is_400(client):
+    # Python refuses to convert integers of more than 4300 digits with a plain ValueError
+    body = '{"env": "jaipur_v0", "agents": ["random", "random"], "seed": ' + "1" * 5000 + "}"
+    r = client.post("/api/games", content=body, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400 and "number" in r.json()["error"] and len(r.content) < 1000
+    r = client.post("/api/replays", json={"record": '{"seed": ' + "7" * 5000 + "}"})
+    assert r.status_code == 400 and "number" in r.json()["error"]
+
+
+def test_a_viewer_of_non_ascii_digits_is_400(client):
+    game_id, _, _ = create(client, "jaipur_v0", ["random", "random"], seed=3)
+    for viewer in ("\u00b2", "\u0661", "\uff11"):  # superscript two, Arabic-Indic one, fullwidth one
+        r = client.get(f"/api/games/{game_id}", params={"viewer": viewer})
+        assert r.status_code == 400 and r.json()["error"].startswith("viewer"), viewer
+
+
 def test_long_input_is_refused_with_a_short_answer(client):
     game_id, token, view = create(client, "jaipur_v0", ["human", "random"], seed=3)
     big = "x" * 4_000_000
@@ -546,3 +562,16 @@ def test_pretrained_weights_are_shared_between_games(client):
     finally:
         tracemalloc.stop()
     assert grown < weights / 2, (grown, weights)
+
+
+def test_static_files_never_reach_outside_the_static_folder():
+    # the package's own source is one folder above the static files
+    port = free_port()
+    with running(create_app(), port):
+        for path in (b"/static/../app.py", b"/static/..%2fapp.py", b"/static/%2e%2e/app.py",
+                     b"/static/%2e%2e%2fapp.py", b"/static/..%5capp.py", b"/static//etc/passwd",
+                     b"/static/%2fetc%2fpasswd"):
+            answer = raw_request(port, b"GET " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", [])
+            assert answer.startswith(b"HTTP/1.1 4"), (path, answer[:200])
+        answer = raw_request(port, b"GET /static/app.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", [])
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:200]  # the check above can fail
