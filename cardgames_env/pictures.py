@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .core.picture import draw_position, pad_frames, require_pillow
+from .core.picture import draw_position, game_view, pad_frames, require_pillow
 from .core.view import public_move, remember, round_message
 from .records import GameRecord, make_env, replay
 from .registry import spec
@@ -52,11 +52,7 @@ def record_frames(record: GameRecord, viewer: int | None = None) -> Iterator[Fra
         ValueError: for a viewer that is not a seat, or a game without a view.
         ImportError: when Pillow is missing (the message names the extra).
     """
-    require_pillow()
-    game = spec(record.env)
-    if game.view is None:
-        raise ValueError(f"{record.env} has no view to draw")
-    view = game.load("view")
+    view = game_view(spec(record.env), record.env)
     env = make_env(record)
     rules = env.rules
     seats = len(env.possible_agents)

@@ -487,14 +487,9 @@ class CardGameEnv(AECEnv, EzPickle):
             ValueError: for a game whose spec names no view.
             ImportError: (``PicturesUnavailable``) when Pillow is missing, naming the extra.
         """
-        from .picture import require_pillow
+        from .picture import game_view
 
-        spec = type(self).spec
-        if spec is None or spec.view is None:
-            raise ValueError(f"{self.metadata['name']} has no view to draw: render_mode='rgb_array' "
-                             "needs a GameSpec with a view")
-        require_pillow()
-        return spec.load("view")
+        return game_view(type(self).spec, self.metadata["name"])
 
     def _forget_pictures(self) -> None:
         """Start the pictures' record of the episode: no memory, no last move, and frames as

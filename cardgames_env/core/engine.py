@@ -435,12 +435,9 @@ class VectorEnv:
             ValueError: for a game without a view, or a viewer that is not a seat.
             ImportError: when Pillow is missing (the message names the extra).
         """
-        from .picture import draw_position
+        from .picture import draw_position, game_view
 
-        spec = self.env_cls.spec
-        if spec is None or spec.view is None:
-            raise ValueError(f"{self.name} has no view to draw")
-        return draw_position(self.rules, spec.load("view"), self.state(i), viewer)
+        return draw_position(self.rules, game_view(self.env_cls.spec, self.name), self.state(i), viewer)
 
     def final_state(self, i: int) -> Any:
         """Return the rules ``State`` slot ``i``'s last finished game ended in: terminal, or

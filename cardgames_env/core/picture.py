@@ -71,6 +71,19 @@ def require_pillow() -> Any:
 
 
 @functools.lru_cache(maxsize=32)
+def game_view(spec: Any, name: str) -> Any:
+    """Return the view module that draws game ``spec`` (a ``GameSpec`` or None), Pillow checked.
+
+    Raises:
+        ValueError: when the game declares no view (``name`` names it in the message).
+        ImportError: (``PicturesUnavailable``) when Pillow is missing, naming the extra.
+    """
+    if spec is None or spec.view is None:
+        raise ValueError(f"{name} has no view to draw: pictures need a GameSpec with a view")
+    require_pillow()
+    return spec.load("view")
+
+
 def font(size: int, bold: bool = False) -> Any:
     """The shipped DejaVu Sans font (bold or regular) at ``size`` pixels."""
     require_pillow()
