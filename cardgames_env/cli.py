@@ -211,27 +211,27 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not args.quiet and not humans:
         print(env.encoding.render(env._decision, viewer))
     # Quiet, agents alone may play for minutes (search agents) with nothing shown: count the moves.
-    bar = Progress(None, "moves", "play", progress_setting(args) if args.quiet and not humans else False)
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        seat = env.possible_agents.index(agent)
-        action = agents[seat].act(obs["observation"], obs["action_mask"])
-        move = env.action_to_string(action)
-        before = env.game_state()
-        if recorder is not None:
-            recorder.step(env, action)
-        else:
-            env.step(action)
-        bar.advance()
-        if not args.quiet:
-            print(f"{agent}: {move}")
-            event = env.encoding.describe_transition(before, env.game_state())
-            if event:
-                print(event)
-    bar.close()
+    show_bar = progress_setting(args) if args.quiet and not humans else False
+    with Progress(None, "moves", "play", show_bar) as bar:
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            seat = env.possible_agents.index(agent)
+            action = agents[seat].act(obs["observation"], obs["action_mask"])
+            move = env.action_to_string(action)
+            before = env.game_state()
+            if recorder is not None:
+                recorder.step(env, action)
+            else:
+                env.step(action)
+            bar.advance()
+            if not args.quiet:
+                print(f"{agent}: {move}")
+                event = env.encoding.describe_transition(before, env.game_state())
+                if event:
+                    print(event)
     print(env.encoding.render(env._decision, viewer))
     points = env.rules.points(env.game_state())
     print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)))
