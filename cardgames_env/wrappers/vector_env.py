@@ -189,11 +189,19 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             for learner in range(others + 1):  # the other seats in seat order get the entries in order
                 self._seatings[learner] = [*entries[:learner], -1, *entries[learner:]]
 
-    def _entry_index(self, entry: Any) -> int:
-        """Index of the batched player of ``entry`` (built once; a spec draws its seed)."""
+    def _known_index(self, entry: Any) -> int | None:
+        """Index of ``entry`` among the opponents built (a spec by value, an object by
+        identity), or ``None``."""
         for index, known in enumerate(self._entries):
             if known is entry or (isinstance(entry, str) and known == entry):
                 return index
+        return None
+
+    def _entry_index(self, entry: Any) -> int:
+        """Index of the batched player of ``entry`` (built once; a spec draws its seed)."""
+        index = self._known_index(entry)
+        if index is not None:
+            return index
         seed = int(self._rng.integers(2**31)) if isinstance(entry, str) else None
         self._policies.append(as_batch_policy(entry, self.probe, seed=seed))
         self._entries.append(entry)
@@ -210,9 +218,9 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         Raises:
             ValueError: for an opponent the env has not built.
         """
-        for entry, policy in zip(self._entries, self._policies):
-            if entry is opponent or (isinstance(opponent, str) and entry == opponent):
-                return policy
+        index = self._known_index(opponent)
+        if index is not None:
+            return self._policies[index]
         raise ValueError(f"no opponent {opponent!r}; built: {list(self._entries)}")
 
     def add_opponent(self, spec: str) -> None:
