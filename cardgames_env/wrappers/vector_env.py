@@ -294,9 +294,7 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         self._pending[:] = 0.0
         self._autoreset[:] = False
         self._has_reset = True
-        # Everything before the learner's first decisions belongs to its first step (pending).
-        ended = np.ones(self.num_envs, dtype=np.bool_)
-        self._play_opponents(np.zeros(self.num_envs), ended, np.zeros(self.num_envs, dtype=np.bool_), {})
+        self._play_to_first_decisions()
         observations = self._observations()
         return observations, self._infos({}, observations)
 
@@ -327,8 +325,7 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             self._pending[i] = 0.0
         if playing.size:
             self._new_games(playing)
-            ended = np.ones(self.num_envs, dtype=np.bool_)  # rewards before the first decision: pending
-            self._play_opponents(np.zeros(self.num_envs), ended, np.zeros(self.num_envs, dtype=np.bool_), {})
+            self._play_to_first_decisions()
         self._autoreset &= ~mask
         observations = self._observations()
         return observations, self._infos({}, observations)
@@ -416,6 +413,12 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         seats = self.seat[slots]
         self._final_obs[slots] = self.engine.final_observations(slots, seats)
         points[slots] = self.engine.final_points(slots)[np.arange(len(slots)), seats]
+
+    def _play_to_first_decisions(self) -> None:
+        """Play the opponents up to the learner's turns after new deals: every reward paid
+        before the learner's first decision of a game belongs to its first step (pending)."""
+        n = self.num_envs
+        self._play_opponents(np.zeros(n), np.ones(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_), {})
 
     def _play_opponents(
         self, reward: np.ndarray, ended: np.ndarray, truncated: np.ndarray, finals: dict[str, Any]
