@@ -35,9 +35,10 @@ class VectorTrainingEnv(VecEnv):
         env_name: a registered env name (``"<game>_v0"``).
         num_envs: games stepped together.
         options: the env's variant options.
-        opponents: an opponent spec for every other seat (``"random"``, ``"heuristic"``, a
-            model path) or an :class:`OpponentPool` sampled per seat and game (anything
-            :class:`CardGamesVectorEnv` takes).
+        opponents: an agent spec for every other seat (``"random"``, ``"heuristic"``,
+            ``"search"``, a model path...: any spec
+            :func:`~cardgames_env.agents.batch.batch_policy` takes) or an
+            :class:`OpponentPool` of specs sampled per seat and game.
         learner_seat: the learner's seat in every game, or ``None`` to draw it per game.
         seed: seed of the engine's deals, the seat and opponent draws and the opponents.
 

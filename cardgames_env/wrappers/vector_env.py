@@ -189,11 +189,19 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             for learner in range(others + 1):  # the other seats in seat order get the entries in order
                 self._seatings[learner] = [*entries[:learner], -1, *entries[learner:]]
 
-    def _entry_index(self, entry: Any) -> int:
-        """Index of the batched player of ``entry`` (built once; a spec draws its seed)."""
+    def _known_index(self, entry: Any) -> int | None:
+        """Index of ``entry`` among the opponents built (a spec by value, an object by
+        identity), or ``None``."""
         for index, known in enumerate(self._entries):
             if known is entry or (isinstance(entry, str) and known == entry):
                 return index
+        return None
+
+    def _entry_index(self, entry: Any) -> int:
+        """Index of the batched player of ``entry`` (built once; a spec draws its seed)."""
+        index = self._known_index(entry)
+        if index is not None:
+            return index
         seed = int(self._rng.integers(2**31)) if isinstance(entry, str) else None
         self._policies.append(as_batch_policy(entry, self.probe, seed=seed))
         self._entries.append(entry)
@@ -210,9 +218,9 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         Raises:
             ValueError: for an opponent the env has not built.
         """
-        for entry, policy in zip(self._entries, self._policies):
-            if entry is opponent or (isinstance(opponent, str) and entry == opponent):
-                return policy
+        index = self._known_index(opponent)
+        if index is not None:
+            return self._policies[index]
         raise ValueError(f"no opponent {opponent!r}; built: {list(self._entries)}")
 
     def add_opponent(self, spec: str) -> None:
@@ -286,9 +294,7 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         self._pending[:] = 0.0
         self._autoreset[:] = False
         self._has_reset = True
-        # Everything before the learner's first decisions belongs to its first step (pending).
-        ended = np.ones(self.num_envs, dtype=np.bool_)
-        self._play_opponents(np.zeros(self.num_envs), ended, np.zeros(self.num_envs, dtype=np.bool_), {})
+        self._play_to_first_decisions()
         observations = self._observations()
         return observations, self._infos({}, observations)
 
@@ -319,8 +325,7 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
             self._pending[i] = 0.0
         if playing.size:
             self._new_games(playing)
-            ended = np.ones(self.num_envs, dtype=np.bool_)  # rewards before the first decision: pending
-            self._play_opponents(np.zeros(self.num_envs), ended, np.zeros(self.num_envs, dtype=np.bool_), {})
+            self._play_to_first_decisions()
         self._autoreset &= ~mask
         observations = self._observations()
         return observations, self._infos({}, observations)
@@ -408,6 +413,12 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         seats = self.seat[slots]
         self._final_obs[slots] = self.engine.final_observations(slots, seats)
         points[slots] = self.engine.final_points(slots)[np.arange(len(slots)), seats]
+
+    def _play_to_first_decisions(self) -> None:
+        """Play the opponents up to the learner's turns after new deals: every reward paid
+        before the learner's first decision of a game belongs to its first step (pending)."""
+        n = self.num_envs
+        self._play_opponents(np.zeros(n), np.ones(n, dtype=np.bool_), np.zeros(n, dtype=np.bool_), {})
 
     def _play_opponents(
         self, reward: np.ndarray, ended: np.ndarray, truncated: np.ndarray, finals: dict[str, Any]
