@@ -44,6 +44,24 @@ _MAX_RESTARTS = 100
 """Deals tried at reset when the learner's episode ends before its first decision."""
 
 
+
+def check_learner_seat(learner_seat: Any, num_players: int) -> int | None:
+    """Return ``learner_seat`` as an int (``None`` stays: a seat drawn per game).
+
+    Raises:
+        ValueError: unless it is ``None`` or an int (numpy ints too, not bools) in
+            ``0..num_players - 1``.
+    """
+    if learner_seat is None:
+        return None
+    if (
+        isinstance(learner_seat, (bool, np.bool_))
+        or not isinstance(learner_seat, (int, np.integer))
+        or not 0 <= learner_seat < num_players
+    ):
+        raise ValueError(f"learner_seat must be None or an int in 0..{num_players - 1}, got {learner_seat!r}")
+    return int(learner_seat)
+
 class SingleAgentEnv(gymnasium.Env):
     """One learner seat of a card game; every other seat is played by opponents inside ``step``.
 
@@ -86,16 +104,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.raw: CardGameEnv = raw
         self.env_name: str = raw.metadata["name"]
         self.num_players = len(raw.possible_agents)
-        if learner_seat is not None:
-            if (
-                isinstance(learner_seat, (bool, np.bool_))
-                or not isinstance(learner_seat, (int, np.integer))
-                or not 0 <= learner_seat < self.num_players
-            ):
-                raise ValueError(
-                    f"learner_seat must be None or an int in 0..{self.num_players - 1}, got {learner_seat!r}"
-                )
-            learner_seat = int(learner_seat)
+        learner_seat = check_learner_seat(learner_seat, self.num_players)
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(f"illegal_action must be 'terminate' or 'raise', got {illegal_action!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:

@@ -60,6 +60,7 @@ from cardgames_env.agents.batch import as_batch_policy
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.core.rng import check_seed
 from cardgames_env.registry import load
+from cardgames_env.wrappers.single_agent import check_learner_seat
 
 AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED)
 """The autoreset modes :class:`CardGamesVectorEnv` offers."""
@@ -120,17 +121,7 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         players = self.engine.num_players
-        if learner_seat is not None:
-            if (
-                isinstance(learner_seat, (bool, np.bool_))
-                or not isinstance(learner_seat, (int, np.integer))
-                or not 0 <= learner_seat < players
-            ):
-                raise ValueError(
-                    f"learner_seat must be None or an int in 0..{players - 1}, got {learner_seat!r}"
-                )
-            learner_seat = int(learner_seat)
-        self.fixed_seat = learner_seat
+        self.fixed_seat = check_learner_seat(learner_seat, players)
         self.final_obs_wanted = bool(final_obs) or self.autoreset_mode != AutoresetMode.SAME_STEP
         self.copy = bool(copy)
         self.info_mask = bool(info_mask)
