@@ -65,12 +65,13 @@ def test_legal_rows_gives_booleans_and_refuses_a_row_without_a_legal_action() ->
 @pytest.mark.parametrize(
     ("name", "options"),
     [("gongzhu_v0", {}), ("gongzhu_v0", {"game_end": -1000}), ("jaipur_v0", {}),
-     ("jaipur_v0", {"reward": "points", "hidden_herd": True})],
+     ("jaipur_v0", {"reward": "points", "hidden_herd": True}),
+     ("jaipur_v0", {"exchange_encoding": "substeps", "hidden_herd": True})],
 )
 def test_compiled_heuristics_play_their_python_reference(name: str, options: dict) -> None:
-    """The Gong Zhu and (flat) Jaipur heuristics decide a batch in one compiled loop; it plays
-    exactly the moves of their plain-Python ``act_one`` on engine positions, Jaipur's random
-    tie-breaks drawn in the same order from the same seed."""
+    """The Gong Zhu and Jaipur (flat and sub-step) heuristics decide a batch in one compiled
+    loop; it plays exactly the moves of their plain-Python ``act_one`` on engine positions,
+    Jaipur's random tie-breaks drawn in the same order from the same seed."""
     from cardgames_env import vector
     from cardgames_env.agents.batch import random_legal
 
@@ -78,7 +79,14 @@ def test_compiled_heuristics_play_their_python_reference(name: str, options: dic
     compiled, reference = make_agent("heuristic", probe, seed=3), make_agent("heuristic", probe, seed=3)
     engine = vector.make(name, num_envs=128, seed=4, **options)
     rng = np.random.default_rng(5)
+    layout = probe.encoding.layout
+    names = [piece.name for piece in layout.pieces]
+    partial = layout.piece("exchange_take").offset if "exchange_take" in names else None
+    mid_exchange = 0  # rows of the sub-step encoding with an exchange under way (cards chosen)
     for _ in range(30):
+        if partial is not None:
+            mid_exchange += int((engine.obs[:, partial:].sum(axis=1) > 0).sum())
         actions = compiled.act_batch(engine.obs, engine.mask)
         assert actions.tolist() == [reference.act_one(o, m) for o, m in zip(engine.obs, engine.mask)]
         engine.step(np.where(rng.random(128) < 0.5, actions, random_legal(engine.mask, rng)))
+    assert partial is None or mid_exchange > 50

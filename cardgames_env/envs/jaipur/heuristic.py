@@ -14,7 +14,9 @@ engines' opponents call; :meth:`~JaipurHeuristic.act` is a batch of one). With t
 encoding one compiled loop scores every row's legal actions (:meth:`JaipurHeuristic.act_one`
 stays the readable reference; a test holds the two to the same moves) and the ties are broken
 with one draw per row, in row order, from the agent's generator, as row-by-row play would
-draw them; the sub-step encoding is decided row by row.
+draw them. The sub-step encoding has its own compiled loop: it works out each row's legal
+exchanges continuing the partial one from the observation with the batched engine's market
+tables, in the reference's order.
 """
 
 from __future__ import annotations
@@ -27,17 +29,33 @@ from numba import njit
 
 from cardgames_env.core.masks import BatchPlayer, legal_actions, legal_rows
 from cardgames_env.core.threads import borrow
-from cardgames_env.envs.jaipur.cards import CAMEL, HAND_LIMIT, NUM_GOODS, PRECIOUS
+from cardgames_env.envs.jaipur.cards import CAMEL, HAND_LIMIT, NUM_GOODS, NUM_TYPES, PRECIOUS
 from cardgames_env.envs.jaipur.encoding import (
     ACTIONS,
     EXCHANGE_GIVE,
     EXCHANGE_TAKE,
+    GUARD,
     LAYOUT,
     MAX_SELL,
     JaipurEncoding,
     legal_exchanges,
 )
-from cardgames_env.envs.jaipur.substeps import SEQUENCES, SUBSTEP_ACTIONS, SUBSTEP_LAYOUT, exchange_sequence
+from cardgames_env.envs.jaipur.kernel import (
+    CAND_LIST,
+    CAND_START,
+    GIVE_PACKED,
+    MARKET_LUT,
+    MAX_CANDIDATES,
+    SEQ,
+)
+from cardgames_env.envs.jaipur.substeps import (
+    SEQUENCES,
+    SUBSTEP_ACTIONS,
+    SUBSTEP_LAYOUT,
+    XGIVE0,
+    XTAKE0,
+    exchange_sequence,
+)
 
 TAKE0 = ACTIONS.offset("take")
 CAMELS = ACTIONS.offset("camels")
@@ -70,8 +88,10 @@ class JaipurHeuristic(BatchPlayer):
         """
         legal = legal_rows(masks)
         observations = np.asarray(observations)
-        if legal.shape[1] != ACTIONS.size:  # the sub-step encoding: row by row
-            return np.array([self.act_one(o, m) for o, m in zip(observations, legal)], dtype=np.int64)
+        if legal.shape[1] != ACTIONS.size:  # the sub-step encoding: the masks as lists
+            counts = legal.sum(axis=1)
+            listed = np.argsort(~legal, axis=1, kind="stable")[:, : max(int(counts.max(initial=0)), 1)]
+            return self.act_legal(observations, listed, counts)
         return self._best(observations, _tied_actions, (np.ascontiguousarray(legal),))
 
     def act_legal(
@@ -90,32 +110,41 @@ class JaipurHeuristic(BatchPlayer):
         counts = np.asarray(legal_count)
         if counts.shape != (len(observations),) or not (counts > 0).all():
             raise ValueError("every row needs a legal action (legal_count > 0)")
-        if observations.shape[1] != LAYOUT.size:  # the sub-step encoding: its 63-action masks
-            masks = np.zeros((len(observations), SUBSTEP_ACTIONS.size), dtype=np.bool_)
-            for row, (listed, count) in enumerate(zip(legal_index, counts)):
-                masks[row, listed[:count]] = True
-            return self.act_batch(observations, masks)
         lists = (np.ascontiguousarray(legal_index, dtype=np.int32),
                  np.ascontiguousarray(counts, dtype=np.int64))
+        if observations.shape[1] != LAYOUT.size:  # the sub-step encoding
+            return self._best(observations, _tied_substeps, lists, substeps=True)
         return self._best(observations, _tied_listed, lists)
 
-    def _best(self, observations: np.ndarray, tie_kernel: Any, legal: tuple[np.ndarray, ...]) -> np.ndarray:
+    def _best(
+        self, observations: np.ndarray, tie_kernel: Any, legal: tuple[np.ndarray, ...], substeps: bool = False
+    ) -> np.ndarray:
         """Each row's best-scoring action, ties broken with one draw per row in row order;
         ``tie_kernel(*legal, *pieces, tables, work, tied, ties)`` lists each row's tied actions
-        (the buffers made here, so the kernels may borrow them)."""
+        (the buffers made here, so the kernels may borrow them). With ``substeps`` the pieces
+        add the own herd and the partial exchange, the tables the engine's market tables."""
         rows = len(observations)
-        view = {name: observations[:, LAYOUT.slice(name)].astype(np.float64) for name in _PIECES}
-        pieces = (view["hand"], view["market"], view["goods_stacks"].reshape(rows, NUM_GOODS, -1),
-                  view["bonus_left"])
+        # Views of the observation's pieces, no copies: the kernels read them as float64 (every
+        # entry a small integer, so exactly the reference's values).
+        view = {name: observations[:, cut] for name, cut in _PIECES.items()}
+        stacks = view["goods_stacks"].reshape(rows, NUM_GOODS, -1)
+        pieces: tuple[np.ndarray, ...] = (view["hand"], view["market"], stacks, view["bonus_left"])
+        tables: tuple[np.ndarray, ...] = _TABLES
         width = legal[0].shape[1]  # the mask's or the lists' width: the most legal actions of a row
+        if substeps:
+            herds = observations[:, LAYOUT.slice("herds")][:, 0].astype(np.int64)
+            partial = observations[:, LAYOUT.size :].astype(np.int64)  # exchange_take, exchange_give
+            pieces += (herds, partial)
+            tables = _SUBSTEP_TABLES
+            width += MAX_CANDIDATES  # options: the take/camels/sell actions and every exchange
         work = (np.empty(width, dtype=np.int64), np.empty((3, NUM_GOODS)), np.empty(width))
         ties = np.zeros(rows, dtype=np.int64)
         tied = np.empty((rows, 16), dtype=np.int64)
-        tie_kernel(*legal, *pieces, _TABLES, work, tied, ties)
+        tie_kernel(*legal, *pieces, tables, work, tied, ties)
         if ties.max(initial=0) > tied.shape[1]:  # many equal scores: list them all
             tied = np.empty((rows, int(ties.max())), dtype=np.int64)
             ties[:] = 0
-            tie_kernel(*legal, *pieces, _TABLES, work, tied, ties)
+            tie_kernel(*legal, *pieces, tables, work, tied, ties)
         return tied[np.arange(rows), self.rng.integers(0, ties)]
 
     def act_one(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -205,11 +234,14 @@ def _exchange_scores(
 
 
 
-_PIECES = ("hand", "market", "goods_stacks", "bonus_left")
-"""The observation pieces the flat kernel reads."""
+_PIECES = {name: LAYOUT.slice(name) for name in ("hand", "market", "goods_stacks", "bonus_left")}
+"""The observation pieces the kernels read, and where they are."""
 _EXPECTED_BONUS = np.array(EXPECTED_BONUS)
 _TABLES = (np.ascontiguousarray(EXCHANGE_TAKE), np.ascontiguousarray(EXCHANGE_GIVE))
 """The cards each flat exchange takes and gives (passed to the kernels: large globals are not cached)."""
+_SUBSTEP_TABLES = (*_TABLES, MARKET_LUT, CAND_START, CAND_LIST, GIVE_PACKED, SEQ)
+"""Besides, the engine's market tables (the exchanges each market's goods allow, their gives
+packed) and each exchange's sub-steps."""
 
 
 @njit(cache=True)
@@ -356,3 +388,98 @@ def _tied_listed(
                   (values, scores), tied, counts)
         if counts[row] <= tied.shape[1]:
             tied[row, : counts[row]].sort()
+
+
+@njit(cache=True)
+def _sorted_moves(legal_index: np.ndarray, found: int, index: np.ndarray) -> int:
+    """Write the take, camels and sell actions among ``legal_index[:found]`` into ``index`` in
+    action order (an insertion sort: a row has at most a few dozen); return how many."""
+    moves = 0
+    for k in range(found):
+        action = legal_index[k]
+        if action >= EXCHANGE0:
+            continue
+        j = moves
+        while j > 0 and index[j - 1] > action:
+            index[j] = index[j - 1]
+            j -= 1
+        index[j] = action
+        moves += 1
+    return moves
+
+
+@njit(cache=True)
+def _continues(sequence: np.ndarray, partial: np.ndarray, depth: int) -> bool:
+    """Whether an exchange's sub-steps ``sequence`` start with the canonical sub-steps of the
+    partial exchange ``partial`` (cards taken per good, then given per type; ``depth`` of them):
+    :func:`~cardgames_env.envs.jaipur.substeps.exchange_sequence` of it, cut at ``depth``."""
+    d = 0
+    for g in range(NUM_GOODS):
+        for _ in range(partial[g]):
+            if sequence[d] != XTAKE0 + g:
+                return False
+            d += 1
+    for t in range(NUM_TYPES):
+        for _ in range(partial[NUM_GOODS + t]):
+            if sequence[d] != XGIVE0 + t:
+                return False
+            d += 1
+    return d == depth
+
+
+@njit(cache=True)
+def _tied_substeps(
+    legal_index: np.ndarray, legal_count: np.ndarray, hands: np.ndarray, markets: np.ndarray,
+    stacks: np.ndarray, bonus_left: np.ndarray, herds: np.ndarray, partials: np.ndarray,
+    tables: tuple[np.ndarray, ...], work: tuple[np.ndarray, np.ndarray, np.ndarray], tied: np.ndarray,
+    counts: np.ndarray,
+) -> None:
+    """:meth:`JaipurHeuristic.act_one`'s choice in the sub-step encoding, for rows given as lists
+    of legal actions: the options are the row's take/camels/sell actions (in action order) and
+    then, in exchange-table order, the next sub-step of every legal exchange continuing the
+    partial one (one entry per exchange, so a sub-step shared by tied exchanges counts once for
+    each); ``tied[row]`` gets the options within 1e-9 of the best, ``counts[row]`` their number."""
+    take_table, give_table, lut, cand_start, cand_list, give_packed, seq = tables
+    (legal_index, hands, markets, stacks, bonus_left, take_table, give_table, index, values, scores, tied,
+     counts) = borrow(legal_index, hands, markets, stacks, bonus_left, take_table, give_table, work[0],
+                      work[1], work[2], tied, counts)
+    for row in range(legal_index.shape[0]):
+        hand_size = _values(hands[row], stacks[row], values)
+        options = _sorted_moves(legal_index[row], legal_count[row], index)
+        for k in range(options):
+            scores[k] = _score(index[k], row, hands, markets, stacks, bonus_left, hand_size, values,
+                               take_table, give_table)
+        # The legal exchanges, as the engine lists them for the mover (rulebook A): the market's
+        # candidates whose gives the hand and the givable camels (A2: at most the room, 5) pay.
+        packed = GUARD
+        key = 0
+        size = 0
+        mult = 1
+        for g in range(NUM_GOODS):
+            n = int(hands[row, g])
+            size += n
+            packed |= n << (4 * g)
+            key += int(markets[row, g]) * mult
+            mult *= 6
+        packed |= min(herds[row], HAND_LIMIT - size, 5) << (4 * CAMEL)
+        partial = partials[row]
+        depth = 0
+        for t in range(partial.shape[0]):
+            depth += partial[t]
+        market = lut[key]
+        for c in range(cand_start[market], cand_start[market + 1]):
+            e = cand_list[c]
+            if ((packed - give_packed[e]) & GUARD) != GUARD or not _continues(seq[e], partial, depth):
+                continue
+            index[options] = seq[e, depth]
+            scores[options] = _score(EXCHANGE0 + e, row, hands, markets, stacks, bonus_left, hand_size,
+                                     values, take_table, give_table)
+            options += 1
+        best = -np.inf
+        for k in range(options):
+            best = max(best, scores[k])
+        for k in range(options):
+            if scores[k] >= best - 1e-9:
+                if counts[row] < tied.shape[1]:
+                    tied[row, counts[row]] = index[k]
+                counts[row] += 1
