@@ -37,7 +37,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+# One thread for torch and for the engines in this process, as build_config gives every remote
+# env runner: the figures are those of one runner on one core.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 from cardgames_env.cli import parse_option  # noqa: E402 (after the thread setting)
 

@@ -22,6 +22,7 @@ from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
 from cardgames_env import cli  # noqa: E402
 from cardgames_env.agents import make_agent  # noqa: E402
 from cardgames_env.integrations.rllib import (  # noqa: E402
+    MaskedCategorical,
     MaskedPPOModule,
     RandomModule,
     RLlibCardGameEnv,
@@ -168,13 +169,16 @@ def random_batch(rng: np.random.Generator, rows: int, num_actions: int, observat
     return {"obs": {"observations": torch.as_tensor(observations), "action_mask": torch.as_tensor(masks)}}
 
 
-def test_masked_module_never_samples_an_illegal_action():
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int8, torch.bool])
+def test_masked_module_never_samples_an_illegal_action(dtype):
     rng = np.random.default_rng(0)
     module = masked_module()
     dist_cls = module.get_exploration_action_dist_cls()
     for _ in range(5):
         batch = random_batch(rng, 256, 40, 12)
-        mask = batch["obs"]["action_mask"].numpy()
+        # The adapter's float masks, the engine's int8 ones.
+        batch["obs"]["action_mask"] = batch["obs"]["action_mask"].to(dtype)
+        mask = batch["obs"]["action_mask"].numpy().astype(bool)
         for forward in (module.forward_exploration, module.forward_inference, module.forward_train):
             logits = forward(batch)["action_dist_inputs"]
             dist = dist_cls.from_logits(logits)
@@ -183,6 +187,39 @@ def test_masked_module_never_samples_an_illegal_action():
                 assert mask[np.arange(len(actions)), actions].all()
             assert mask[np.arange(len(actions)), logits.argmax(dim=1).numpy()].all()
             assert torch.isfinite(dist.entropy()).all()
+
+
+def test_masked_categorical_draws_by_the_softmax_and_matches_torch_categorical():
+    torch.manual_seed(0)
+    lowest = torch.finfo(torch.float32).min
+    logits = torch.tensor([[0.0, 1.0, 2.0, lowest, 0.5, lowest],
+                           [lowest, lowest, 3.0, lowest, lowest, lowest]])
+    dist = MaskedCategorical.from_logits(logits)
+    draws = 40_000
+    counts = np.stack([np.bincount(row, minlength=6) for row in dist.sample(sample_shape=(draws,)).T.numpy()])
+    # The first row's probabilities, worked out here: exp(l) / sum(exp(l)) over its legal entries.
+    legal = np.exp(np.array([0.0, 1.0, 2.0, 0.0, 0.5, 0.0])) * np.array([1, 1, 1, 0, 1, 0])
+    expected = draws * legal / legal.sum()
+    chi_square = (((counts[0] - expected) ** 2)[legal > 0] / expected[legal > 0]).sum()
+    assert chi_square < 16.3  # 3 degrees of freedom: P(chi2 > 16.3) < 0.001
+    assert counts[0, [3, 5]].sum() == 0 and counts[1, 2] == draws
+    reference = torch.distributions.Categorical(logits=logits)
+    actions = torch.tensor([4, 2])
+    assert torch.allclose(dist.logp(actions), reference.log_prob(actions))
+    assert torch.allclose(dist.entropy(), reference.entropy())
+    other = MaskedCategorical.from_logits(torch.tensor([[1.0, 0.0, 0.0, lowest, 0.0, lowest]] * 2))
+    expected_kl = torch.distributions.kl_divergence(reference, other._dist)
+    assert torch.allclose(dist.kl(other), expected_kl, atol=1e-6)
+
+
+def test_masked_categorical_draws_the_last_legal_action_at_the_top_of_the_uniform(monkeypatch):
+    lowest = torch.finfo(torch.float32).min
+    logits = torch.tensor([[0.3, lowest, 1.2, lowest, lowest], [lowest, 2.0, lowest, lowest, lowest]])
+    dist = MaskedCategorical.from_logits(logits)
+    monkeypatch.setattr(torch, "rand", lambda shape, **kw: torch.full(shape, 1.0 - 2.0**-24, **kw))
+    assert dist.sample().tolist() == [2, 1]
+    monkeypatch.setattr(torch, "rand", lambda shape, **kw: torch.zeros(shape, **kw))
+    assert dist.sample().tolist() == [0, 1]
 
 
 def test_random_module_plays_only_legal_actions():
