@@ -59,7 +59,7 @@ from .session import (
     clip,
     random_seed,
 )
-from .store import MAX_BYTES, MAX_GAMES, GameStore, TooLarge
+from .store import MAX_BYTES, MAX_GAMES, GameStore, TooLarge, UnknownGame
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_BODY = 5_000_000
@@ -157,7 +157,7 @@ def _handle(func: Callable[[Request], Any]) -> Callable[[Request], Any]:
             return refusal(400, str(error))
         except Forbidden as error:
             return refusal(403, str(error))
-        except LookupError as error:
+        except UnknownGame as error:  # only this: a KeyError of a bug is a 500, not a missing game
             return refusal(404, str(error))
         except Conflict as error:
             return refusal(409, str(error))

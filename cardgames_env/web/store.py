@@ -63,6 +63,10 @@ class TooLarge(ValueError):
     """A game that alone would pass the store's byte cap (HTTP 413)."""
 
 
+class UnknownGame(LookupError):
+    """No game with the id asked for: never made, or dropped for newer games (HTTP 404)."""
+
+
 class GameStore:
     """The games of one app by id, thread-safe.
 
@@ -114,7 +118,7 @@ class GameStore:
         """Return the game ``game_id`` (now the most recently used).
 
         Raises:
-            LookupError: for an unknown id.
+            UnknownGame: for an unknown id.
         """
         with self._lock:
             game = self._games.get(game_id)
@@ -122,7 +126,7 @@ class GameStore:
                 self._games.move_to_end(game_id)
         if game is None:
             shown = game_id if len(game_id) <= 40 else game_id[:40] + "…"
-            raise LookupError(f"no game with id {shown!r} (unknown, or dropped to make room for newer games)")
+            raise UnknownGame(f"no game with id {shown!r} (unknown, or dropped to make room for newer games)")
         return game
 
     def bytes_of(self, game_id: str) -> int:
@@ -148,4 +152,4 @@ class GameStore:
             self._total -= self._sizes.pop(game_id)
 
 
-__all__ = ["MAX_BYTES", "MAX_GAMES", "GameStore", "Sized", "TooLarge", "deep_size"]
+__all__ = ["MAX_BYTES", "MAX_GAMES", "GameStore", "Sized", "TooLarge", "UnknownGame", "deep_size"]

@@ -274,6 +274,18 @@ def test_bad_new_games_are_400(client, body, message):
     assert r.status_code == 400 and message in r.json()["error"]
 
 
+def test_a_lookup_error_of_a_bug_is_no_missing_game(monkeypatch):
+    """Only an unknown id is a 404: a KeyError raised by a bug reaches the server's error
+    handling (a 500 there) instead of passing for a game that is gone."""
+    from cardgames_env.web.store import GameStore
+
+    with page_client(create_app()) as c:
+        assert c.get("/api/games/nosuchgame").status_code == 404
+        monkeypatch.setattr(GameStore, "get", lambda self, game_id: {}["a bug"])
+        with pytest.raises(KeyError, match="a bug"):
+            c.get("/api/games/nosuchgame")
+
+
 def test_unknown_ids_bad_bodies_and_bad_records(client):
     assert client.get("/api/games/nosuchgame").status_code == 404
     assert client.post("/api/games/nosuchgame/step", json={}).status_code == 404
