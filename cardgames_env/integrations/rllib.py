@@ -357,6 +357,19 @@ _DISCRETE_ACTIONS: dict[str, Any] = {"normalize_actions": False, "clip_actions":
 batch's actions and walk them one game at a time on every step of the env runners."""
 
 
+def _masked_ppo_spec(
+    observation_space: gym.Space, action_space: gym.Space, hidden: tuple[int, ...]
+) -> RLModuleSpec:
+    """The learner's module: :class:`MaskedPPOModule` with ``hidden`` layers, separate policy
+    and value networks."""
+    return RLModuleSpec(
+        module_class=MaskedPPOModule,
+        observation_space=observation_space,
+        action_space=action_space,
+        model_config={"fcnet_hiddens": list(hidden), "vf_share_layers": False},
+    )
+
+
 def build_config(
     env_name: str,
     options: Mapping[str, Any] | None = None,
@@ -400,12 +413,7 @@ def build_config(
     first = probe.possible_agents[0]
     space = _masked_space(probe.raw)
     action_space = probe.raw.action_space(first)
-    learner = RLModuleSpec(
-        module_class=MaskedPPOModule,
-        observation_space=space,
-        action_space=action_space,
-        model_config={"fcnet_hiddens": list(hidden), "vf_share_layers": False},
-    )
+    learner = _masked_ppo_spec(space, action_space, hidden)
     seats = len(probe.possible_agents)
     if setup == "selfplay":
         specs = {"shared": learner}
@@ -456,12 +464,7 @@ def _vector_config(
     remote runners register the envs themselves)."""
     probe = load(env_name).raw_env(**options)  # bad names and options fail here, in the driver
     first = probe.possible_agents[0]
-    module = RLModuleSpec(
-        module_class=MaskedPPOModule,
-        observation_space=probe.observation_space(first),
-        action_space=probe.action_space(first),
-        model_config={"fcnet_hiddens": list(hidden), "vf_share_layers": False},
-    )
+    module = _masked_ppo_spec(probe.observation_space(first), probe.action_space(first), hidden)
     train_batch, minibatch, epochs, lr = training
     env_config = {"opponents": opponents, "autoreset_mode": gym.vector.AutoresetMode.NEXT_STEP.value,
                   "info_mask": False}  # the module reads the mask in the observation
