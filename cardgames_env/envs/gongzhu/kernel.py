@@ -116,16 +116,10 @@ def _bits(row: np.ndarray, offset: int, bits: int, width: int) -> None:
 
 
 @njit(cache=True)
-def _write_outputs(
-    state: np.ndarray, i: int, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, spade2_first: bool
-) -> None:
-    """Write slot ``i``'s mover, observation (encoding.observe) and mask (rules.legal_mask)."""
-    s = state[i]
+def _write_obs(s: np.ndarray, row: np.ndarray, me: int) -> None:
+    """Write seat ``me``'s observation of the slot state ``s`` into ``row`` (encoding.observe)."""
     leader = s[_C_LEADER]
     trick_len = s[_C_TRICK_LEN]
-    me = (leader + trick_len) & 3
-    player[i] = me
-    row = obs[i]
     _bits(row, _O_HAND, s[_C_HANDS + me], 52)
     for r in range(4):
         seat = (me + r) & 3
@@ -150,6 +144,18 @@ def _write_outputs(
         seat = (me + r) & 3
         row[_O_HAND_POINTS + r] = np.float32(s[_C_HAND_POINTS + seat] / 100)
         row[_O_TOTALS + r] = np.float32(s[_C_TOTALS + seat] / 1000)
+
+
+@njit(cache=True)
+def _write_outputs(
+    state: np.ndarray, i: int, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, spade2_first: bool
+) -> None:
+    """Write slot ``i``'s mover, observation (encoding.observe) and mask (rules.legal_mask)."""
+    s = state[i]
+    trick_len = s[_C_TRICK_LEN]
+    me = (s[_C_LEADER] + trick_len) & 3
+    player[i] = me
+    _write_obs(s, obs[i], me)
     # Legal cards ("Play of a hand"): follow suit if you can; the variant's first lead is the ♠2.
     hand = s[_C_HANDS + me]
     if trick_len > 0:
@@ -215,6 +221,13 @@ def _next_hand(state: np.ndarray, i: int, rng_state: np.ndarray) -> None:
     _deal(state, i, rng_state)
     s[_C_LEADER] = leader
     s[_C_HAND_NUMBER] += 1
+
+
+@njit(cache=True)
+def _write_final_obs(final: np.ndarray, slots: np.ndarray, seats: np.ndarray, out: np.ndarray) -> None:
+    """``out[k]``: seat ``seats[k]``'s observation of the finished game in ``final[slots[k]]``."""
+    for k in range(slots.shape[0]):
+        _write_obs(final[slots[k]], out[k], seats[k])
 
 
 @njit(cache=True)
@@ -406,6 +419,10 @@ class GongZhuVectorEnv(VectorEnv):
             row[_C_HAS_LAST] = 1
         self.slots[i] = row
         _write_outputs(self.slots, i, self.obs, self.mask, self.player, self._spade2_first)
+
+    def _write_final_obs(self, slots: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
+        _write_final_obs(self.final_slots, slots, seats, out)
+        return True
 
     def _get_state(self, i: int) -> rules.State:
         s: list[int] = self.slots[i].tolist()

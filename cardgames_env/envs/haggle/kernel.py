@@ -391,16 +391,12 @@ def _score(
 
 
 @njit(cache=True)
-def _write_outputs(
-    row: np.ndarray, prm: np.ndarray, offers: np.ndarray, scale: np.ndarray,
-    obs: np.ndarray, mask: np.ndarray,
-) -> int:
-    """Write the mover's observation (``encoding.observe``) and mask; return the mover."""
+def _write_obs(row: np.ndarray, prm: np.ndarray, scale: np.ndarray, obs: np.ndarray, player: int) -> None:
+    """Write seat ``player``'s observation of ``row`` (``encoding.observe``; a finished game's
+    too: past the submission stage no stage and proposer are shown)."""
     n = prm[P_N]
     stage = row[STAGE]
-    player = _mover(row)
     obs[:] = 0.0
-    mask[:] = False
     hands = prm[P_HANDS]
     for c in range(NUM_COLOURS):
         obs[prm[O_HAND] + c] = np.float32(row[hands + player * NUM_COLOURS + c]) * scale[prm[O_HAND] + c]
@@ -431,8 +427,9 @@ def _write_outputs(
             s2 = (player + k2) % n
             at = prm[O_TRADES] + k * n + k2
             obs[at] = np.float32(row[prm[P_TRADES] + s * n + s2]) * scale[at]
-    obs[prm[O_STAGE] + stage] = 1.0
-    obs[prm[O_PROPOSER] + (row[PROPOSER] - player) % n] = 1.0
+    if stage <= Stage.SUBMIT:
+        obs[prm[O_STAGE] + stage] = 1.0
+        obs[prm[O_PROPOSER] + (row[PROPOSER] - player) % n] = 1.0
     if row[ROUND] < prm[P_T]:
         obs[prm[O_ROUND] + row[ROUND]] = 1.0
     obs[prm[O_PASSES]] = np.float32(row[PASSES] / n) * scale[prm[O_PASSES]]
@@ -454,6 +451,20 @@ def _write_outputs(
             obs[at] = np.float32(row[prm[P_SUBMITTED] + player * NUM_COLOURS + c]) * scale[at]
         if stage == Stage.SUBMIT:
             obs[prm[O_SUBMIT_COLOUR] + row[SUBMIT_COLOUR]] = 1.0
+
+
+@njit(cache=True)
+def _write_outputs(
+    row: np.ndarray, prm: np.ndarray, offers: np.ndarray, scale: np.ndarray,
+    obs: np.ndarray, mask: np.ndarray,
+) -> int:
+    """Write the mover's observation (``encoding.observe``) and mask; return the mover."""
+    stage = row[STAGE]
+    player = _mover(row)
+    _write_obs(row, prm, scale, obs, player)
+    mask[:] = False
+    hands = prm[P_HANDS]
+    proposer, target = row[PROPOSER], row[TARGET]
     # The mask: rules ``legal_moves`` through the encoding's action table.
     if stage == Stage.PROPOSE:
         for a in range(prm[A_GIVE]):  # pass and every target
@@ -577,6 +588,16 @@ def _reset_all(
 
 
 @njit(cache=True)
+def _write_final_obs(
+    final: np.ndarray, slots: np.ndarray, seats: np.ndarray, prm: np.ndarray, scale: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """``out[k]``: seat ``seats[k]``'s observation of the finished game in ``final[slots[k]]``."""
+    for k in range(slots.shape[0]):
+        _write_obs(final[slots[k]], prm, scale, out[k], seats[k])
+
+
+@njit(cache=True)
 def _refresh(
     i: int, slots: np.ndarray, prm: np.ndarray, offers: np.ndarray, scale: np.ndarray,
     obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
@@ -656,6 +677,10 @@ class HaggleVectorEnv(VectorEnv):
         row[lay.submitted : lay.width] = np.ravel(state.submitted)
         self.slots[i] = row
         _refresh(i, self.slots, self.params, self.offers, self.scale, self.obs, self.mask, self.player)
+
+    def _write_final_obs(self, slots: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
+        _write_final_obs(self.final_slots, slots, seats, self.params, self.scale, out)
+        return True
 
     def _get_state(self, i: int) -> State:
         n, lay = self.config.num_players, self._layout
