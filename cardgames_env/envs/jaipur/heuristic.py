@@ -335,15 +335,25 @@ def _row_ties(
     take_table, give_table = tables
     values, scores = work
     hand_size = _values(hands[row], stacks[row], values)
-    best = -np.inf
     for k in range(found):
         scores[k] = _score(index[k], row, hands, markets, stacks, bonus_left, hand_size, values, take_table,
                            give_table)
+    _keep_best(row, index, scores, found, tied, counts)
+
+
+@njit(cache=True)
+def _keep_best(
+    row: int, options: np.ndarray, scores: np.ndarray, count: int, tied: np.ndarray, counts: np.ndarray
+) -> None:
+    """Write into ``tied[row]`` the options of ``options[:count]`` whose ``scores`` lie within
+    1e-9 of the best, in order (as many as fit), and their number into ``counts[row]``."""
+    best = -np.inf
+    for k in range(count):
         best = max(best, scores[k])
-    for k in range(found):
+    for k in range(count):
         if scores[k] >= best - 1e-9:
             if counts[row] < tied.shape[1]:
-                tied[row, counts[row]] = index[k]
+                tied[row, counts[row]] = options[k]
             counts[row] += 1
 
 
@@ -475,11 +485,4 @@ def _tied_substeps(
             scores[options] = _score(EXCHANGE0 + e, row, hands, markets, stacks, bonus_left, hand_size,
                                      values, take_table, give_table)
             options += 1
-        best = -np.inf
-        for k in range(options):
-            best = max(best, scores[k])
-        for k in range(options):
-            if scores[k] >= best - 1e-9:
-                if counts[row] < tied.shape[1]:
-                    tied[row, counts[row]] = index[k]
-                counts[row] += 1
+        _keep_best(row, index, scores, options, tied, counts)
