@@ -206,9 +206,9 @@ class _NormalizedCategorical(torch.distributions.Categorical):
     """A torch categorical over logits, normalised with ``log_softmax`` and sampled by inverse
     transform (one uniform per row against the cumulative probabilities).
 
-    The same distribution as ``torch.distributions.Categorical(logits=...)``; on a CPU, over
-    a masked action space of thousands of actions, ``logsumexp`` and ``torch.multinomial``
-    took about 20 times as long as these two.
+    The same distribution as ``torch.distributions.Categorical(logits=...)``, whose
+    ``logsumexp`` and ``torch.multinomial`` took a third of an env runner's time over Red7's
+    2,599 actions on a CPU (``docs/distributed.md``).
     """
 
     def __init__(self, logits: torch.Tensor):
