@@ -207,8 +207,8 @@ class _NormalizedCategorical(torch.distributions.Categorical):
     transform (one uniform per row against the cumulative probabilities).
 
     The same distribution as ``torch.distributions.Categorical(logits=...)``, whose
-    ``logsumexp`` and ``torch.multinomial`` took a third of an env runner's time over Red7's
-    2,599 actions on a CPU (``docs/distributed.md``).
+    ``logsumexp`` and ``torch.multinomial`` took a third of an env runner's time over a table
+    of thousands of actions on a CPU (``docs/distributed.md``).
     """
 
     def __init__(self, logits: torch.Tensor):
