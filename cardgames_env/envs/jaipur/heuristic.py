@@ -34,7 +34,6 @@ from cardgames_env.envs.jaipur.encoding import (
     ACTIONS,
     EXCHANGE_GIVE,
     EXCHANGE_TAKE,
-    GUARD,
     LAYOUT,
     MAX_SELL,
     JaipurEncoding,
@@ -47,6 +46,8 @@ from cardgames_env.envs.jaipur.kernel import (
     MARKET_LUT,
     MAX_CANDIDATES,
     SEQ,
+    exchange_purse,
+    pays,
 )
 from cardgames_env.envs.jaipur.substeps import (
     SEQUENCES,
@@ -459,19 +460,9 @@ def _tied_substeps(
         for k in range(options):
             scores[k] = _score(index[k], row, hands, markets, stacks, bonus_left, hand_size, values,
                                take_table, give_table)
-        # The legal exchanges, as the engine lists them for the mover (rulebook A): the market's
-        # candidates whose gives the hand and the givable camels (A2: at most the room, 5) pay.
-        packed = GUARD
-        key = 0
-        size = 0
-        mult = 1
-        for g in range(NUM_GOODS):
-            n = int(hands[row, g])
-            size += n
-            packed |= n << (4 * g)
-            key += int(markets[row, g]) * mult
-            mult *= 6
-        packed |= min(herds[row], HAND_LIMIT - size, 5) << (4 * CAMEL)
+        # The legal exchanges, as the engine lists them for the mover: the market's candidates
+        # whose gives the hand and the givable camels pay.
+        packed, key, _ = exchange_purse(hands[row], markets[row], herds[row])
         partial = partials[row]
         depth = 0
         for t in range(partial.shape[0]):
@@ -479,7 +470,7 @@ def _tied_substeps(
         market = lut[key]
         for c in range(cand_start[market], cand_start[market + 1]):
             e = cand_list[c]
-            if ((packed - give_packed[e]) & GUARD) != GUARD or not _continues(seq[e], partial, depth):
+            if not pays(packed, give_packed[e]) or not _continues(seq[e], partial, depth):
                 continue
             index[options] = seq[e, depth]
             scores[options] = _score(EXCHANGE0 + e, row, hands, markets, stacks, bonus_left, hand_size,

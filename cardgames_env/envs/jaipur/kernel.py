@@ -453,6 +453,35 @@ def _end_round(s: np.ndarray, hist: np.ndarray, i: int, cfg: np.ndarray, rewards
 
 
 @njit(cache=True)
+def exchange_purse(hand: np.ndarray, market: np.ndarray, herd: int) -> tuple[int, int, int]:
+    """What the mover's legal exchanges (rulebook A) depend on, from its goods ``hand`` (6
+    counts), the market's goods (6 counts) and its ``herd``: ``(packed, key, room)``, the goods
+    and the camels it may give (A2: up to the room under the hand limit, 5 at most) packed in
+    guarded 4-bit fields for :func:`pays`, the market's row key into :data:`MARKET_LUT`, and
+    the room left in the hand."""
+    packed = GUARD
+    key = 0
+    size = 0
+    mult = 1
+    for g in range(NUM_GOODS):
+        n = int(hand[g])
+        size += n
+        packed |= n << (4 * g)
+        key += int(market[g]) * mult
+        mult *= 6
+    room = HAND_LIMIT - size
+    packed |= min(int(herd), room, 5) << (4 * CAMEL)
+    return packed, key, room
+
+
+@njit(cache=True, inline="always")
+def pays(packed: int, give: int) -> bool:
+    """Whether a purse packed by :func:`exchange_purse` holds the cards ``give`` (an
+    exchange's :data:`GIVE_PACKED`)."""
+    return ((packed - give) & GUARD) == GUARD
+
+
+@njit(cache=True)
 def _mark(mask: np.ndarray, midx: np.ndarray, i: int, count: int, action: int) -> int:
     mask[i, action] = True
     midx[i, count] = action
@@ -479,17 +508,8 @@ def _write_mask(
         mask[i, midx[i, j]] = False
     p = s[PLAYER]
     hand = HANDS + p * NUM_TYPES
-    size = 0
-    packed = GUARD
-    key = 0
-    mult = 1
-    for g in range(NUM_GOODS):
-        n = s[hand + g]
-        size += n
-        packed |= n << (4 * g)
-        key += s[MARKET + g] * mult
-        mult *= 6
-    room = HAND_LIMIT - size
+    goods, market = s[hand : hand + NUM_GOODS], s[MARKET : MARKET + NUM_GOODS]
+    packed, key, room = exchange_purse(goods, market, s[HERDS + p])
     count = 0
     if room > 0:  # B needs room in the hand
         for g in range(NUM_GOODS):
@@ -500,14 +520,11 @@ def _write_mask(
     for g in range(NUM_GOODS):  # D: precious goods sell 2 or more
         for n in range(MIN_SALE_A[g], s[hand + g] + 1):
             count = _mark(mask, midx, i, count, SELL0 + g * MAX_SELL + n - 1)
-    # A: camels can be given only up to the room under the hand limit (A2); at most 5.
-    camels = min(s[HERDS + p], room, 5)
-    packed |= camels << (4 * CAMEL)
     row = lut[key]
     ncand = 0
     for c in range(cand_start[row], cand_start[row + 1]):
         e = cand_list[c]
-        if ((packed - give_packed[e]) & GUARD) == GUARD:
+        if pays(packed, give_packed[e]):
             if substep:
                 cand[i, ncand] = e
                 ncand += 1
