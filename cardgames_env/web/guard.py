@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import Iterable
 from typing import Any
@@ -43,44 +44,66 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 def split_host(value: str) -> tuple[str, int | None]:
     """``"Example.org:8000"`` -> ``("example.org", 8000)``; ``"[::1]"`` -> ``("::1", None)``.
 
+    An IPv6 address is written in its shortest form (``[0:0::1]`` -> ``::1``); brackets hold an
+    IPv6 address only, and only ``:PORT`` may follow them.
+
     Raises:
-        ValueError: for a malformed port.
+        ValueError: for a malformed host or port.
     """
     value = value.strip().lower()
     if value.startswith("["):
-        name, _, rest = value[1:].partition("]")
-        port = rest[1:] if rest.startswith(":") else ""
+        name, closed, rest = value[1:].partition("]")
+        if not closed or (rest and not rest.startswith(":")):
+            raise ValueError(f"bad host {value!r}: only :PORT may follow ']'")
+        if ":" not in name:
+            raise ValueError(f"bad host {value!r}: brackets hold an IPv6 address")
+        port: str | None = rest[1:] if rest else None
     elif value.count(":") == 1:
         name, _, port = value.partition(":")
     else:
-        name, port = value, ""
-    if port and not port.isdigit():
+        name, port = value, None
+    if port is not None and not (port.isascii() and port.isdigit() and int(port) <= 65535):
         raise ValueError(f"bad port in {value!r}")
-    return name.rstrip("."), int(port) if port else None
+    if ":" in name:
+        try:
+            name = ipaddress.IPv6Address(name).compressed
+        except ValueError:
+            raise ValueError(f"bad IPv6 address in {value!r}") from None
+    elif "[" in name or "]" in name:
+        raise ValueError(f"bad host {value!r}")
+    return name.rstrip("."), int(port) if port is not None else None
 
 
 def allowed_hosts(bound: str, extra: Iterable[str] = ()) -> frozenset[str]:
     """The host names a server bound to ``bound`` answers to (lowercase, without ports)."""
     names = set(LOCAL_NAMES)
     if bound.strip("[]") not in WILDCARD_HOSTS:
-        names.add(bound.strip("[]").lower())
+        try:
+            names.add(split_host(bound if ":" not in bound or bound.startswith("[") else f"[{bound}]")[0])
+        except ValueError:
+            names.add(bound.strip("[]").lower())
     names.update(split_host(name)[0] for name in extra)
     return frozenset(names)
 
 
-def same_origin(origin: str, host: str) -> bool:
-    """Whether the ``Origin`` header names the server the ``Host`` header names (scheme http or
-    https, same host, same port)."""
+def same_origin(origin: str, host: str, scheme: str = "http") -> bool:
+    """Whether the ``Origin`` header names this server: the ``scheme`` it is reached by (http or
+    https), the host the ``Host`` header names and the same port (a port-less origin or host
+    means the scheme's default port)."""
     parts = urlsplit(origin)
-    if parts.scheme not in DEFAULT_PORTS or not parts.netloc or parts.path not in ("", "/"):
+    if parts.scheme != scheme or scheme not in DEFAULT_PORTS:
+        return False
+    if not parts.netloc or parts.path not in ("", "/"):
         return False
     try:
         origin_name, origin_port = split_host(parts.netloc)
         host_name, host_port = split_host(host)
     except ValueError:
         return False
-    default = DEFAULT_PORTS[parts.scheme]
-    return origin_name == host_name and (origin_port or default) == (host_port or default)
+    default = DEFAULT_PORTS[scheme]
+    origin_port = default if origin_port is None else origin_port
+    host_port = default if host_port is None else host_port
+    return origin_name == host_name and origin_port == host_port
 
 
 def refusal(status: int, message: str) -> JSONResponse:
@@ -88,8 +111,11 @@ def refusal(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": clip(message, 500)}, status_code=status)
 
 
-def check_request(method: str, headers: Headers, hosts: frozenset[str]) -> JSONResponse | None:
-    """The refusal a request earns by its Host, Origin, Sec-Fetch-Site or Content-Type, or ``None``."""
+def check_request(
+    method: str, headers: Headers, hosts: frozenset[str], scheme: str = "http"
+) -> JSONResponse | None:
+    """The refusal a request earns by its Host, Origin, Sec-Fetch-Site or Content-Type, or ``None``
+    (``scheme``: how the request reached the server, ``http`` or ``https``)."""
     host = headers.get("host")
     try:
         name = split_host(host)[0] if host else None
@@ -102,7 +128,7 @@ def check_request(method: str, headers: Headers, hosts: frozenset[str]) -> JSONR
     if method in SAFE_METHODS:
         return None
     origin = headers.get("origin")
-    if origin is not None and not same_origin(origin, host or ""):
+    if origin is not None and not same_origin(origin, host or "", scheme):
         return refusal(403, f"Origin {clip(origin, 60)} is not this server: "
                             "requests from other sites are refused")
     site = headers.get("sec-fetch-site")
@@ -128,7 +154,8 @@ class SameOrigin:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            answer = check_request(scope["method"], Headers(scope=scope), self.hosts)
+            scheme = scope.get("scheme", "http")
+            answer = check_request(scope["method"], Headers(scope=scope), self.hosts, scheme)
             if answer is not None:
                 await answer(scope, receive, send)
                 return
