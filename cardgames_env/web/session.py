@@ -23,8 +23,6 @@ import threading
 import time
 from typing import Any
 
-import numpy as np
-
 from cardgames_env.core.game import IllegalMoveError
 from cardgames_env.records import (
     GameRecord,
@@ -48,8 +46,12 @@ MAX_OPTIONS = 16
 """Most options (game variants) in one request."""
 MAX_OPTION_TEXT = 64
 """Longest option name or text value (characters)."""
-MAX_SEED = 2**63 - 1
-"""Largest seed."""
+MAX_OPTION_INT = 2**63 - 1
+"""Largest integer option value (in absolute value)."""
+SEED_BITS = 128
+"""Bits of OS entropy in a seed the server chooses (a game started without one)."""
+MAX_SEED = 2**SEED_BITS - 1
+"""Largest seed (a client may choose any seed the server could)."""
 LOG_SHOWN = 2000
 """Moves of the log a view holds at most (the latest; ``log_start`` says where they begin)."""
 
@@ -85,7 +87,7 @@ def option_names(env_name: str) -> frozenset[str]:
 
 
 def check_seed(seed: Any) -> int:
-    """Return ``seed`` if it is an integer ``0..2**63-1``.
+    """Return ``seed`` if it is an integer ``0..2**128-1``.
 
     Raises:
         BadRequest: naming the field otherwise.
@@ -93,7 +95,7 @@ def check_seed(seed: Any) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise BadRequest(f"seed must be an integer, got {clip(repr(seed))}")
     if not 0 <= seed <= MAX_SEED:
-        raise BadRequest(f"seed must be 0..2**63-1 (a non-negative integer), got {clip(str(seed))}")
+        raise BadRequest(f"seed must be 0..2**{SEED_BITS}-1 (a non-negative integer), got {clip(str(seed))}")
     return seed
 
 
@@ -121,7 +123,7 @@ def check_options(env_name: str, options: Any) -> dict[str, Any]:
             raise BadRequest(f"option {key}: text values are at most {MAX_OPTION_TEXT} characters")
         if isinstance(value, float) and not math.isfinite(value):
             raise BadRequest(f"option {key} must be finite")
-        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SEED:
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_OPTION_INT:
             raise BadRequest(f"option {key} is out of range")
         if value is not None and not isinstance(value, (bool, int, float, str)):
             raise BadRequest(f"option {key} must be null, a boolean, a number or a string")
@@ -427,6 +429,7 @@ class GameSession:
             "scores": None,
             "replay": None,
             "seed": self.seed if self.human is None or over else None,
+            "seed_text": str(self.seed) if self.human is None or over else None,
         }
         if self.replay_of is not None:
             data["replay"] = {"index": len(self.log), "total": len(self.replay_of.moves)}
@@ -499,11 +502,17 @@ def check_replay(record: GameRecord, seconds: float) -> None:
 
 
 def random_seed() -> int:
-    """A fresh seed for a game started without one."""
-    return int(np.random.default_rng().integers(0, 2**31 - 1))
+    """A fresh seed for a game started without one: :data:`SEED_BITS` bits from the OS's
+    entropy, so that nobody can search the seeds for the one that deals a given opening hand.
+
+    The seed fixes the deal and the agents' randomness (``numpy``'s generators take integers
+    of any size), and the game record keeps it whole, so the game replays.
+    """
+    return secrets.randbits(SEED_BITS)
 
 
 __all__ = [
-    "HUMAN", "LOG_SHOWN", "MAX_MOVE", "BadRequest", "Conflict", "Forbidden", "GameSession", "Snapshot",
+    "HUMAN", "LOG_SHOWN", "MAX_MOVE", "SEED_BITS",
+    "BadRequest", "Conflict", "Forbidden", "GameSession", "Snapshot",
     "check_options", "check_replay", "check_seed", "clip", "default_catalog", "random_seed",
 ]

@@ -242,7 +242,7 @@ function show(view) {
       : `Seen as P${view.viewer}.`;
   }
   if (view.replay) mode.textContent += `  Replay: move ${view.replay.index} of ${view.replay.total}.`;
-  if (view.seed !== null) mode.textContent += `  Seed ${view.seed}.`;
+  if (view.seed_text !== null) mode.textContent += `  Seed ${view.seed_text}.`;
   $("watch").classList.toggle("hidden", view.human !== null);
   const finished = view.over || (view.replay !== null && view.replay.index >= view.replay.total);
   $("step").disabled = finished;
