@@ -86,8 +86,8 @@ class Settings:
         max_store_bytes: estimated bytes of all games kept at most (see :mod:`.store`).
         workers: threads that make games, play agents' moves and check replays.
         queue: jobs running or waiting for a worker at most; beyond it requests get 503.
-        wait_seconds: how long a request waits for its job before answering 503 (the job
-            goes on: the game shows its result when done).
+        wait_seconds: how long a request waits for its job before answering 503 (a move or
+            step goes on and the game shows it when done; a new game or replay is dropped).
         replay_seconds: how long a replay's check may take before the record is refused.
     """
 
@@ -117,6 +117,8 @@ class WorkQueue:
     def __init__(self, workers: int, limit: int):
         self._pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="cardgames-web")
         self._slots = threading.BoundedSemaphore(limit)
+        self._jobs: set[concurrent.futures.Future[Any]] = set()
+        self._jobs_lock = threading.Lock()
 
     async def run(self, job: Callable[[], T], timeout: float) -> T:
         """Run ``job`` on a worker and return its result (or raise its exception).
@@ -131,7 +133,9 @@ class WorkQueue:
         except RuntimeError:
             self._slots.release()
             raise Busy("the server is stopping") from None
-        future.add_done_callback(lambda _: self._slots.release())
+        with self._jobs_lock:
+            self._jobs.add(future)
+        future.add_done_callback(self._done)
         waited = asyncio.wrap_future(future)
         try:
             return await asyncio.wait_for(asyncio.shield(waited), timeout)
@@ -140,6 +144,17 @@ class WorkQueue:
             raise Busy(
                 f"still working after {timeout:g} s; the game shows the result when it is done"
             ) from None
+
+    def _done(self, future: concurrent.futures.Future[Any]) -> None:
+        with self._jobs_lock:
+            self._jobs.discard(future)
+        self._slots.release()
+
+    def drain(self, timeout: float | None = None) -> None:
+        """Wait until every job taken so far has ended (or ``timeout`` seconds have passed)."""
+        with self._jobs_lock:
+            jobs = list(self._jobs)
+        concurrent.futures.wait(jobs, timeout)
 
     def close(self) -> None:
         """Stop taking jobs; drop those still waiting."""
@@ -295,11 +310,11 @@ def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = 
             raise BadRequest(f"'agents' names {len(agents)} seats; games have at most {MAX_SEATS}")
         names = [a.strip() for a in agents]
 
-        def make() -> tuple[str, GameSession]:
-            game = GameSession(env_name, options, seed, names, catalog=catalog)
-            return store.add(game), game
+        def make() -> GameSession:
+            return GameSession(env_name, options, seed, names, catalog=catalog)
 
-        game_id, game = await work.run(make, settings.wait_seconds)
+        game = await work.run(make, settings.wait_seconds)
+        game_id = store.add(game)  # only once its client waits for it: a 503 leaves nothing stored
         return _answer(game_id, game.published(None), game.token, 201)
 
     @_handle
@@ -358,13 +373,13 @@ def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = 
     async def new_replay(request: Request) -> Response:
         raw = await read_body(request, MAX_BODY)
 
-        def make() -> tuple[str, GameSession]:
+        def make() -> GameSession:
             record = read_record(_object(parse_json(raw)))
             check_replay(record, settings.replay_seconds)
-            game = GameSession(record.env, record.options, record.seed, record=record, catalog=catalog)
-            return store.add(game), game
+            return GameSession(record.env, record.options, record.seed, record=record, catalog=catalog)
 
-        game_id, game = await work.run(make, settings.replay_seconds + settings.wait_seconds)
+        game = await work.run(make, settings.replay_seconds + settings.wait_seconds)
+        game_id = store.add(game)  # only once its client waits for it: a 503 leaves nothing stored
         return _answer(game_id, game.published(None), game.token, 201)
 
     @contextlib.asynccontextmanager
@@ -386,6 +401,7 @@ def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = 
     hosts = allowed_hosts(settings.host, settings.allow_hosts)
     app = Starlette(routes=routes, middleware=[Middleware(SameOrigin, hosts=hosts)], lifespan=lifespan)
     app.state.store = store  # the games, for tests and embedding
+    app.state.work = work
     app.state.catalog = catalog
     return app
 
