@@ -38,8 +38,8 @@ from typing import Any, TypeVar
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from cardgames_env.records import GameRecord, RecordError
@@ -70,6 +70,10 @@ MAX_SEATS = 8
 """Most agents one request may name."""
 TOKEN_HEADER = "X-Game-Token"
 """Header that carries a game's secret."""
+MAX_RECORD = 16 * 2**20
+"""Largest game record sent (bytes of JSON)."""
+CHUNK = 65_536
+"""Bytes of a large answer sent at a time."""
 
 T = TypeVar("T")
 
@@ -89,6 +93,7 @@ class Settings:
         wait_seconds: how long a request waits for its job before answering 503 (a move or
             step goes on and the game shows it when done; a new game or replay is dropped).
         replay_seconds: how long a replay's check may take before the record is refused.
+        max_record_bytes: the largest record ``/record`` sends (bytes of JSON; beyond it 413).
     """
 
     host: str = "127.0.0.1"
@@ -100,6 +105,7 @@ class Settings:
     queue: int = 32
     wait_seconds: float = 15.0
     replay_seconds: float = 30.0
+    max_record_bytes: int = MAX_RECORD
 
 
 class Busy(RuntimeError):
@@ -269,51 +275,67 @@ def read_record(data: dict[str, Any]) -> GameRecord:
         raise BadRequest(clip(f"bad record: {error}", 300)) from None
 
 
-def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = None) -> Starlette:
-    """Build the ASGI app with its own, empty game store.
+@dataclasses.dataclass(frozen=True)
+class Server:
+    """What the routes of one app share: its settings, agents, games, workers and meta answer."""
 
-    Args:
-        settings: how it runs (default :class:`Settings`).
-        catalog: the agents clients may name (default: the built-in ones, no models).
-    """
-    settings = settings or Settings()
-    catalog = catalog or AgentCatalog()
-    store = GameStore(settings.max_store_bytes, settings.max_games)
-    work = WorkQueue(settings.workers, settings.queue)
-    meta = {"envs": env_meta(), **catalog.describe(),
-            "limits": {"max_move": MAX_MOVE, "max_agent_name": MAX_NAME, "max_replay_body": MAX_BODY}}
+    settings: Settings
+    catalog: AgentCatalog
+    store: GameStore
+    work: WorkQueue
+    meta: dict[str, Any]
+
+    async def small_object(self, request: Request) -> dict[str, Any]:
+        """The body of a request other than a replay: a JSON object of at most :data:`SMALL_BODY` bytes."""
+        return _object(parse_json(await read_body(request, SMALL_BODY)))
+
+    async def run(self, job: Callable[[], T]) -> T:
+        """Run ``job`` on a worker, waiting at most the settings' ``wait_seconds``."""
+        return await self.work.run(job, self.settings.wait_seconds)
+
+
+def page_routes(server: Server) -> list[BaseRoute]:
+    """The page, its static files and ``/api/meta``."""
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html")
 
     @_handle
     async def get_meta(request: Request) -> Response:
-        return JSONResponse(meta)
+        return JSONResponse(server.meta)
 
-    async def small_object(request: Request) -> dict[str, Any]:
-        return _object(parse_json(await read_body(request, SMALL_BODY)))
+    return [
+        Route("/", index),
+        Route("/api/meta", get_meta),
+        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+    ]
+
+
+def _new_game_job(server: Server, data: dict[str, Any]) -> Callable[[], GameSession]:
+    """Check a new game's request and return the job that makes the game (not yet stored)."""
+    env_name = data.get("env")
+    if not isinstance(env_name, str) or len(env_name) > 64:
+        raise BadRequest(f"'env' must name an env, e.g. {env_names()[0]!r}")
+    options = data.get("options")
+    options = {} if options is None else options  # any other value is checked by GameSession
+    seed = data.get("seed")
+    seed = random_seed() if seed is None else check_seed(seed)
+    agents = data.get("agents")
+    if not isinstance(agents, list) or not all(isinstance(a, str) and a.strip() for a in agents):
+        raise BadRequest("'agents' must be a list of agent names, one per seat")
+    if len(agents) > MAX_SEATS:
+        raise BadRequest(f"'agents' names {len(agents)} seats; games have at most {MAX_SEATS}")
+    names = [a.strip() for a in agents]
+    return lambda: GameSession(env_name, options, seed, names, catalog=server.catalog)
+
+
+def game_routes(server: Server) -> list[BaseRoute]:
+    """Making a game, reading it, and the human's and the agents' moves."""
+    store = server.store
 
     @_handle
     async def new_game(request: Request) -> Response:
-        data = await small_object(request)
-        env_name = data.get("env")
-        if not isinstance(env_name, str) or len(env_name) > 64:
-            raise BadRequest(f"'env' must name an env, e.g. {env_names()[0]!r}")
-        options = data.get("options")
-        options = {} if options is None else options  # any other value is checked by GameSession
-        seed = data.get("seed")
-        seed = random_seed() if seed is None else check_seed(seed)
-        agents = data.get("agents")
-        if not isinstance(agents, list) or not all(isinstance(a, str) and a.strip() for a in agents):
-            raise BadRequest("'agents' must be a list of agent names, one per seat")
-        if len(agents) > MAX_SEATS:
-            raise BadRequest(f"'agents' names {len(agents)} seats; games have at most {MAX_SEATS}")
-        names = [a.strip() for a in agents]
-
-        def make() -> GameSession:
-            return GameSession(env_name, options, seed, names, catalog=catalog)
-
-        game = await work.run(make, settings.wait_seconds)
+        game = await server.run(_new_game_job(server, await server.small_object(request)))
         game_id = store.add(game)  # only once its client waits for it: a 503 leaves nothing stored
         return _answer(game_id, game.published(None), game.token, 201)
 
@@ -330,22 +352,15 @@ def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = 
         game_id = request.path_params["game_id"]
         game = store.get(game_id)
         _check_token(request, game)
-        data = await small_object(request)
+        data = await server.small_object(request)
         move = data.get("move")
         if not isinstance(move, str):
             raise BadRequest("'move' must be the move's notation, e.g. \"take leather\"")
         seat = data.get("seat")
         if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
             raise BadRequest("'seat' must be a seat number")
-
-        def play() -> bytes:
-            with _changing(game):
-                game.move(move, seat)
-                snapshot = game.publish()
-            store.resize(game_id)
-            return snapshot.views[game.check_viewer(None)]
-
-        return _answer(game_id, await work.run(play, settings.wait_seconds))
+        job = _change(store, game_id, game, lambda: game.move(move, seat))
+        return _answer(game_id, await server.run(job))
 
     @_handle
     async def post_step(request: Request) -> Response:
@@ -354,20 +369,59 @@ def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = 
         _check_token(request, game)
         viewer = game.check_viewer(_viewer(request))
         await read_body(request, SMALL_BODY)  # a step takes no arguments
+        return _answer(game_id, await server.run(_change(store, game_id, game, game.step, viewer)))
 
-        def step() -> bytes:
-            with _changing(game):
-                game.step()
-                snapshot = game.publish()
-            store.resize(game_id)
-            return snapshot.views[viewer]
+    return [
+        Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/games/{game_id}", get_game),
+        Route("/api/games/{game_id}/move", post_move, methods=["POST"]),
+        Route("/api/games/{game_id}/step", post_step, methods=["POST"]),
+    ]
 
-        return _answer(game_id, await work.run(step, settings.wait_seconds))
+
+def _change(
+    store: GameStore, game_id: str, game: GameSession, change: Callable[[], None], viewer: int | None = None
+) -> Callable[[], bytes]:
+    """The job that makes ``change`` under the game's lock, publishes the views, counts the game's
+    bytes again and returns ``viewer``'s view (the human's in a game with a human seat)."""
+
+    def job() -> bytes:
+        with _changing(game):
+            change()
+            snapshot = game.publish()
+        store.resize(game_id)
+        return snapshot.views[game.check_viewer(viewer)]
+
+    return job
+
+
+def _bytes_body(body: bytes) -> Response:
+    """A JSON answer sent in :data:`CHUNK` pieces, each after the client has taken the one before
+    (the server's send buffer holds one piece per connection, not the whole body)."""
+
+    async def pieces() -> AsyncIterator[bytes]:
+        for start in range(0, len(body), CHUNK):
+            yield body[start:start + CHUNK]
+
+    return StreamingResponse(pieces(), media_type="application/json",
+                             headers={"Content-Length": str(len(body))})
+
+
+def record_routes(server: Server) -> list[BaseRoute]:
+    """Reading a game's record and replaying a record."""
+    settings, store = server.settings, server.store
 
     @_handle
     async def get_record(request: Request) -> Response:
-        game = store.get(request.path_params["game_id"])
-        return JSONResponse(await work.run(game.record, settings.wait_seconds))
+        game_id = request.path_params["game_id"]
+        game = store.get(game_id)
+
+        def encode() -> bytes:
+            body = game.record_bytes(settings.max_record_bytes)
+            store.resize(game_id)  # the encoded record is kept with the game and counted
+            return body
+
+        return _bytes_body(await server.run(encode))
 
     @_handle
     async def new_replay(request: Request) -> Response:
@@ -376,32 +430,42 @@ def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = 
         def make() -> GameSession:
             record = read_record(_object(parse_json(raw)))
             check_replay(record, settings.replay_seconds)
-            return GameSession(record.env, record.options, record.seed, record=record, catalog=catalog)
+            return GameSession(record.env, record.options, record.seed, record=record, catalog=server.catalog)
 
-        game = await work.run(make, settings.replay_seconds + settings.wait_seconds)
+        game = await server.work.run(make, settings.replay_seconds + settings.wait_seconds)
         game_id = store.add(game)  # only once its client waits for it: a 503 leaves nothing stored
         return _answer(game_id, game.published(None), game.token, 201)
+
+    return [
+        Route("/api/games/{game_id}/record", get_record),
+        Route("/api/replays", new_replay, methods=["POST"]),
+    ]
+
+
+def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = None) -> Starlette:
+    """Build the ASGI app with its own, empty game store.
+
+    Args:
+        settings: how it runs (default :class:`Settings`).
+        catalog: the agents clients may name (default: the built-in ones, no models).
+    """
+    settings = settings or Settings()
+    catalog = catalog or AgentCatalog()
+    limits = {"max_move": MAX_MOVE, "max_agent_name": MAX_NAME, "max_replay_body": MAX_BODY}
+    server = Server(settings, catalog, GameStore(settings.max_store_bytes, settings.max_games),
+                    WorkQueue(settings.workers, settings.queue),
+                    {"envs": env_meta(), **catalog.describe(), "limits": limits})
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
-        work.close()
+        server.work.close()
 
-    routes = [
-        Route("/", index),
-        Route("/api/meta", get_meta),
-        Route("/api/games", new_game, methods=["POST"]),
-        Route("/api/games/{game_id}", get_game),
-        Route("/api/games/{game_id}/move", post_move, methods=["POST"]),
-        Route("/api/games/{game_id}/step", post_step, methods=["POST"]),
-        Route("/api/games/{game_id}/record", get_record),
-        Route("/api/replays", new_replay, methods=["POST"]),
-        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
-    ]
+    routes = [*page_routes(server), *game_routes(server), *record_routes(server)]
     hosts = allowed_hosts(settings.host, settings.allow_hosts)
     app = Starlette(routes=routes, middleware=[Middleware(SameOrigin, hosts=hosts)], lifespan=lifespan)
-    app.state.store = store  # the games, for tests and embedding
-    app.state.work = work
+    app.state.store = server.store  # the games, for tests and embedding
+    app.state.work = server.work
     app.state.catalog = catalog
     return app
 

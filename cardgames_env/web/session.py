@@ -38,7 +38,7 @@ from cardgames_env.registry import load
 
 from . import views
 from .catalog import HUMAN, AgentCatalog, UnknownAgent
-from .store import deep_size
+from .store import TooLarge, deep_size
 
 MAX_MOVE = 200
 """Longest move text accepted (characters); the longest legal notation is far shorter."""
@@ -165,6 +165,8 @@ class GameSession:
     ):
         self.lock = threading.Lock()
         """Held while the game changes (readers use :attr:`snapshot` instead)."""
+        self._record_lock = threading.Lock()
+        self._record_bytes: tuple[int, bytes] | None = None
         self.token = secrets.token_urlsafe(24)
         """The game's secret: a client shows it to move, step, or read a human seat's view."""
         catalog = catalog or default_catalog()
@@ -224,12 +226,13 @@ class GameSession:
 
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
-        del state["lock"]  # copies (tests, snapshots) get a lock of their own
+        del state["lock"], state["_record_lock"]  # copies (tests, snapshots) get locks of their own
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.lock = threading.Lock()
+        self._record_lock = threading.Lock()
 
     # -- state ------------------------------------------------------------------------------
     @property
@@ -245,7 +248,8 @@ class GameSession:
 
     def estimated_bytes(self) -> int:
         """Estimated bytes this game holds (see :mod:`cardgames_env.web.store`)."""
-        return self._base + self._grown + self.snapshot.size
+        encoded = self._record_bytes
+        return self._base + self._grown + self.snapshot.size + (len(encoded[1]) if encoded else 0)
 
     # -- moving -----------------------------------------------------------------------------
     def _play(self, seat: int, actions: list[int]) -> None:
@@ -477,6 +481,44 @@ class GameSession:
         if self.replay_of is not None:
             return self.replay_of.to_dict()
         return self.recorder.record.to_dict()
+
+
+    def record_bytes(self, limit: int) -> bytes:
+        """The game's record as JSON bytes, encoded once per change (a replay's once): the
+        bytes are kept with the game and count in :meth:`estimated_bytes`.
+
+        Raises:
+            Forbidden: as :meth:`record`.
+            TooLarge: when the encoded record is over ``limit`` bytes.
+        """
+        with self._record_lock:  # readers of the same version wait for one encoding
+            version = -1 if self.replay_of is not None else self.version
+            if self._record_bytes is None or self._record_bytes[0] != version:
+                self._record_bytes = None
+                body = encode_json(self.record())
+                if len(body) > limit:
+                    raise TooLarge(
+                        f"this game's record is {len(body) / 2**20:.1f} MiB; this server sends records "
+                        f"of at most {limit / 2**20:.1f} MiB"
+                    )
+                self._record_bytes = (version, body)
+            return self._record_bytes[1]
+
+
+def encode_json(data: dict[str, Any], piece: int = 2048) -> bytes:
+    """``json.dumps(data)`` in compact form, long lists encoded ``piece`` items at a time, so
+    that a worker thread encoding a large record lets the event loop's thread run between pieces
+    (one ``json.dumps`` call holds the interpreter until it returns)."""
+    parts = []
+    for key, value in data.items():
+        if isinstance(value, list) and len(value) > piece:
+            pieces = (json.dumps(value[i:i + piece], separators=(",", ":"))[1:-1]
+                      for i in range(0, len(value), piece))
+            text = "[" + ",".join(pieces) + "]"
+        else:
+            text = json.dumps(value, separators=(",", ":"))
+        parts.append(f"{json.dumps(key)}:{text}")
+    return ("{" + ",".join(parts) + "}").encode()
 
 
 def check_replay(record: GameRecord, seconds: float) -> None:

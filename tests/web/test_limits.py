@@ -118,3 +118,129 @@ def test_a_replay_whose_client_got_503_is_not_stored(monkeypatch):
         release.set()
         app.state.work.drain()
         assert len(store) == 1 and c.get(f"/api/games/{kept}").status_code == 200
+
+
+# -- large records read in parallel ------------------------------------------------------------
+READERS = 30
+
+
+def large_game(store, moves: int):
+    """A watched Red7 game stored in ``store`` whose record holds ``moves`` made-up moves (the
+    record endpoint encodes what the record holds; a real game this long takes minutes)."""
+    from cardgames_env.web.session import GameSession
+
+    game = GameSession("red7_v0", {}, 1, ["random", "random"])
+    made_up = ([i % 2, f"play r{i % 7 + 1} discard b{i % 5 + 1}"] for i in range(moves))
+    game.recorder.record.moves.extend(made_up)
+    return store.add(game), game
+
+
+class Finished:
+    """ASGI wrapper that counts the record requests the app has answered completely."""
+
+    def __init__(self, app):
+        self.app = app
+        self.count = 0
+        self.lock = __import__("threading").Lock()
+
+    async def __call__(self, scope, receive, send):
+        await self.app(scope, receive, send)
+        if scope["type"] == "http" and scope["path"].endswith("/record"):
+            with self.lock:
+                self.count += 1
+
+
+def test_meta_answers_within_1s_while_30_large_records_are_read():
+    import json
+    import socket
+    import threading
+    import time
+
+    from .conftest import free_port, running
+
+    app = create_app()
+    store = app.state.store
+    game_id, game = large_game(store, 200_000)
+    size = len(json.dumps(game.record(), separators=(",", ":")))
+    assert size > 4_900_000
+    arrived = threading.Semaphore(0)
+    get = store.get
+
+    def counting_get(key):
+        if key == game_id:
+            arrived.release()
+        return get(key)
+
+    store.get = counting_get
+    wrapped = Finished(app)
+    port = free_port()
+    request = (f"GET /api/games/{game_id}/record HTTP/1.1\r\n"
+               "Host: 127.0.0.1\r\nConnection: close\r\n\r\n").encode()
+    with running(wrapped, port) as base:
+        sockets = []
+        try:
+            for _ in range(READERS):
+                sock = socket.socket()
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the server must wait for us
+                sock.settimeout(60)
+                sock.connect(("127.0.0.1", port))
+                sock.sendall(request)
+                sockets.append(sock)
+            for _ in range(READERS):  # every read has reached the app
+                assert arrived.acquire(timeout=60), "a record request never reached the app"
+            with httpx.Client(base_url=base, timeout=60) as c:
+                start = time.perf_counter()
+                meta = c.get("/api/meta")
+                waited = time.perf_counter() - start
+            unfinished = READERS - wrapped.count  # nobody has read a record: they cannot be done
+            bodies = []
+            for sock in sockets:
+                data = b""
+                while piece := sock.recv(1 << 20):
+                    data += piece
+                bodies.append(data)
+        finally:
+            for sock in sockets:
+                sock.close()
+    assert meta.status_code == 200
+    assert waited < 1.0, f"/api/meta waited {waited:.2f} s for the record reads"
+    assert unfinished > 0, "every read ended before /api/meta was asked: make the record larger"
+    for data in bodies:
+        head, _, body = data.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200"), head[:200]
+        if b"chunked" not in head.lower():
+            assert json.loads(body)["moves"][-1] == game.record()["moves"][-1]
+
+
+def test_a_record_is_encoded_once_counted_in_the_store_and_bounded():
+    import json
+
+    from cardgames_env.web.app import Settings
+
+    app = create_app(Settings(max_record_bytes=1_000_000))
+    store = app.state.store
+    small_id, small = large_game(store, 1_000)
+    large_id, _ = large_game(store, 40_000)
+    with page_client(app) as c:
+        before = store.bytes_of(small_id)
+        first = c.get(f"/api/games/{small_id}/record")
+        assert first.status_code == 200 and first.headers["content-type"] == "application/json"
+        assert first.json() == json.loads(json.dumps(small.record()))
+        grown = store.bytes_of(small_id) - before
+        assert grown == len(first.content)  # the kept bytes count against the store's cap
+        assert c.get(f"/api/games/{small_id}/record").content == first.content
+        assert store.bytes_of(small_id) - before == grown  # kept once, not once per read
+        r = c.get(f"/api/games/{large_id}/record")
+        assert r.status_code == 413 and "MiB" in r.json()["error"] and len(r.content) < 300
+        assert c.get("/api/meta").status_code == 200
+
+
+def test_encode_json_is_json_dumps_in_pieces():
+    import json
+
+    from cardgames_env.web.session import encode_json
+
+    data = {"format": "f", "moves": [[i % 3, f"m{i} é"] for i in range(5000)], "empty": [],
+            "nested": {"a": [1, None, True]}, "ключ": "значение", "edge": list(range(2048))}
+    for piece in (1, 7, 2048, 10_000):
+        assert encode_json(data, piece) == json.dumps(data, separators=(",", ":")).encode()
