@@ -94,6 +94,9 @@ class Settings:
             step goes on and the game shows it when done; a new game or replay is dropped).
         replay_seconds: how long a replay's check may take before the record is refused.
         max_record_bytes: the largest record ``/record`` sends (bytes of JSON; beyond it 413).
+        header_seconds: how long a request's line and headers may take to come in (then 408).
+        client_connections: connections one client address may hold at once (more: 503).
+        connections: connections and requests at once (more: 503).
     """
 
     host: str = "127.0.0.1"
@@ -106,6 +109,9 @@ class Settings:
     wait_seconds: float = 15.0
     replay_seconds: float = 30.0
     max_record_bytes: int = MAX_RECORD
+    header_seconds: float = 10.0
+    client_connections: int = 16
+    connections: int = 100
 
 
 class Busy(RuntimeError):
@@ -490,7 +496,22 @@ def serve(settings: Settings | None = None, catalog: AgentCatalog | None = None)
     names = ", ".join(sorted(allowed_hosts(host, settings.allow_hosts)))
     print(f"cardgames: serving on http://{host}:{port}/ (Ctrl-C stops); Host names answered: {names}",
           flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", limit_concurrency=100)
+    uvicorn.Server(server_config(app, settings)).run()
 
 
-__all__ = ["MAX_BODY", "TOKEN_HEADER", "Busy", "GameStore", "Settings", "WorkQueue", "create_app", "serve"]
+def server_config(app: Any, settings: Settings) -> Any:
+    """The ``uvicorn.Config`` that serves ``app`` as ``settings`` say: HTTP/1.1 (h11) with the
+    header deadline and the per-client connection cap of :mod:`.connections`."""
+    import uvicorn
+
+    from .connections import guarded_protocol
+
+    protocol = guarded_protocol(settings.header_seconds, settings.client_connections)
+    return uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning", http=protocol,
+                          limit_concurrency=settings.connections, timeout_keep_alive=5)
+
+
+__all__ = [
+    "MAX_BODY", "TOKEN_HEADER", "Busy", "GameStore", "Settings", "WorkQueue", "create_app", "serve",
+    "server_config",
+]

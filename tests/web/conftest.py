@@ -18,11 +18,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def running(app: Any, port: int) -> Iterator[str]:
-    """Serve ``app`` with uvicorn on 127.0.0.1:``port`` in a thread; yield its base URL."""
+def running(app: Any, port: int, config: Any = None) -> Iterator[str]:
+    """Serve ``app`` with uvicorn on 127.0.0.1:``port`` in a thread (or as ``config`` says, a
+    ``uvicorn.Config``); yield its base URL."""
     import uvicorn
 
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    config = config or uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

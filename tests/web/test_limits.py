@@ -244,3 +244,82 @@ def test_encode_json_is_json_dumps_in_pieces():
             "nested": {"a": [1, None, True]}, "ключ": "значение", "edge": list(range(2048))}
     for piece in (1, 7, 2048, 10_000):
         assert encode_json(data, piece) == json.dumps(data, separators=(",", ":")).encode()
+
+
+# -- slow headers and many connections -------------------------------------------------------
+def guarded(port: int, **settings):
+    """An app and the uvicorn config ``cardgames serve`` runs it with, on 127.0.0.1:``port``."""
+    from cardgames_env.web.app import Settings, server_config
+
+    options = Settings(host="127.0.0.1", port=port, **settings)
+    app = create_app(options)
+    return app, server_config(app, options)
+
+
+def test_a_client_sending_its_headers_slowly_is_cut_off():
+    import socket
+
+    from .conftest import free_port, running
+
+    port = free_port()
+    app, config = guarded(port, header_seconds=0.5)
+    with running(app, port, config) as base, httpx.Client(base_url=base, timeout=30) as c:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as slow:
+            slow.sendall(b"GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            assert c.get("/api/meta").status_code == 200  # others are answered meanwhile
+            slow.settimeout(0.1)  # one header byte each 0.1 s, until the server answers
+            answer = b""
+            for _ in range(150):  # 15 s at most: the server should cut it off after 0.5 s
+                try:
+                    slow.sendall(b"a")
+                    answer = slow.recv(4096)
+                except TimeoutError:
+                    continue
+                except OSError:  # reset: the server closed it
+                    answer = answer or b"(closed)"
+                break
+        assert answer.startswith(b"HTTP/1.1 408") or answer == b"(closed)", answer[:200]
+        assert config.http_protocol_class.timed_out == 1
+        assert c.get("/api/meta").status_code == 200
+
+
+def test_many_slow_connections_from_one_client_do_not_starve_others():
+    import select
+    import socket
+    import time
+
+    from .conftest import free_port, running
+
+    port = free_port()
+    app, config = guarded(port, header_seconds=60, client_connections=4, connections=10)
+    sockets = []
+    with running(app, port, config) as base:
+        protocol = config.http_protocol_class
+        try:
+            for _ in range(20):  # twice the server's connections, from another loopback address
+                sock = socket.socket()
+                sock.bind(("127.0.0.2", 0))
+                sock.settimeout(30)
+                sock.connect(("127.0.0.1", port))
+                sock.sendall(b"GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the end
+                sockets.append(sock)
+            for _ in range(1000):  # until the server has taken or refused every one (10 s at most)
+                if protocol.clients["127.0.0.2"] + protocol.refused["127.0.0.2"] == 20:
+                    break
+                time.sleep(0.01)
+            assert protocol.clients["127.0.0.2"] == 4 and protocol.refused["127.0.0.2"] == 16
+            with httpx.Client(base_url=base, timeout=30) as c:
+                assert c.get("/api/meta").status_code == 200
+                r = c.post("/api/games", json={"env": "red7_v0", "agents": ["random", "random"]})
+                assert r.status_code == 201, r.text
+            answers = {}
+            for _ in range(100):  # the 16 refused ones have an answer waiting (10 s at most)
+                readable, _, _ = select.select([s for s in sockets if s not in answers], [], [], 0.1)
+                answers.update((s, s.recv(4096)) for s in readable)
+                if len(answers) >= 16:
+                    break
+            assert len(answers) == 16
+            assert all(answer.startswith(b"HTTP/1.1 503") for answer in answers.values())
+        finally:
+            for sock in sockets:
+                sock.close()
