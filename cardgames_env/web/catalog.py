@@ -220,7 +220,7 @@ class AgentCatalog:
         if options.time is not None and options.time > SEARCH_MAX_SECONDS:
             raise UnknownAgent(
                 f"search time is capped at {SEARCH_MAX_SECONDS:g} s a move on this server, "
-                f"asked {options.time:g}"
+                f"asked {options.time!r}"
             )
         if options.iterations is not None and options.iterations > cap:
             raise UnknownAgent(

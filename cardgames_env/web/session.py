@@ -73,6 +73,28 @@ def clip(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 
+QUOTED = 40
+"""Characters of a client's text an error message repeats at most in one run."""
+
+
+def quote_less(message: str, sent: str, limit: int = QUOTED) -> str:
+    """``message`` with every run of more than ``limit`` characters copied from ``sent`` cut to
+    ``limit`` (and ``…``): an error about a long move repeats a few dozen characters of it."""
+    out = []
+    i = 0
+    while i < len(message):
+        n = 0
+        while i + n < len(message) and message[i:i + n + 1] in sent:
+            n += 1
+        if n > limit:
+            out.append(message[i:i + limit] + "…")
+            i += n
+        else:
+            out.append(message[i:i + max(n, 1)])
+            i += max(n, 1)
+    return "".join(out)
+
+
 @functools.cache
 def default_catalog() -> AgentCatalog:
     """The catalog of built-in agents, shared by sessions made without one."""
@@ -298,11 +320,11 @@ class GameSession:
         try:
             actions = actions_for_move(self.env, text)
         except IllegalMoveError as error:
-            raise BadRequest(f"illegal move: {error}") from None
+            raise BadRequest(clip(quote_less(f"illegal move: {error}", text), 160)) from None
         except ValueError as error:
-            raise BadRequest(f"not a move of this game: {error}") from None
+            raise BadRequest(clip(quote_less(f"not a move of this game: {error}", text), 160)) from None
         if self.env.encoding.rules_state(self._after(actions)) is self.env.game_state():
-            raise BadRequest(f"{text!r} is only part of a move; send the whole move")
+            raise BadRequest(f"{clip(text, QUOTED)!r} is only part of a move; send the whole move")
         self._play(self.human, actions)
 
     def _after(self, actions: list[int]) -> Any:

@@ -380,6 +380,12 @@ def test_search_over_the_cap_is_refused(client, name):
     assert r.status_code == 400 and "cap" in r.json()["error"], r.text
 
 
+@pytest.mark.parametrize("time", ["2.0000001", "2.000000000001", "1e300"])
+def test_a_refused_search_time_is_quoted_as_asked(client, time):
+    r = client.post("/api/games", json={"env": "red7_v0", "agents": [f"search:time={time}", "random"]})
+    assert r.status_code == 400 and f"asked {float(time)!r}" in r.json()["error"], r.text
+
+
 def test_search_within_the_cap_plays_with_at_most_2_seconds(client):
     from cardgames_env.web.catalog import AgentCatalog
 
@@ -575,3 +581,25 @@ def test_static_files_never_reach_outside_the_static_folder():
             assert answer.startswith(b"HTTP/1.1 4"), (path, answer[:200])
         answer = raw_request(port, b"GET /static/app.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", [])
         assert answer.startswith(b"HTTP/1.1 200"), answer[:200]  # the check above can fail
+
+
+QUOTED = 40
+"""Characters of a client's text an error message quotes at most (docs: "a few dozen")."""
+
+
+@pytest.mark.parametrize("env,others", [("jaipur_v0", 1), ("red7_v0", 1), ("haggis_v0", 1), ("gongzhu_v0", 3),
+                                        ("haggle_v0", 3)])
+def test_an_error_quotes_a_few_dozen_characters_of_a_move(client, env, others):
+    game_id, token, view = create(client, env, ["human"] + ["random"] * others, seed=3)
+    while view["to_move"] != 0:
+        view = client.post(f"/api/games/{game_id}/step", json={}, headers={TOKEN: token}).json()["view"]
+    for move in ("take " + "q" * 195, "q" * 200, "exchange " + "gold," * 38, "play " + "r1 " * 65,
+                 "give " + "a'b\"c" * 39):
+        move = move[:200]
+        r = client.post(f"/api/games/{game_id}/move", json={"move": move}, headers={TOKEN: token})
+        assert r.status_code == 400, r.text
+        error = r.json()["error"]
+        runs = range(len(move) + 1)
+        longest = max(n for n in runs if any(move[i:i + n] in error for i in range(len(move) - n + 1)))
+        assert longest <= QUOTED + 10, (longest, error)  # the quote and a little of the game's own words
+        assert len(error) <= 200, error
