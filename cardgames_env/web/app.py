@@ -47,7 +47,7 @@ from cardgames_env.registry import env_names, load
 
 from . import views
 from .catalog import MAX_NAME, AgentCatalog
-from .guard import SameOrigin, allowed_hosts, parse_json, read_body, refusal
+from .guard import NoFraming, SameOrigin, allowed_hosts, parse_json, read_body, refusal
 from .session import (
     MAX_MOVE,
     BadRequest,
@@ -469,7 +469,8 @@ def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = 
 
     routes = [*page_routes(server), *game_routes(server), *record_routes(server)]
     hosts = allowed_hosts(settings.host, settings.allow_hosts)
-    app = Starlette(routes=routes, middleware=[Middleware(SameOrigin, hosts=hosts)], lifespan=lifespan)
+    middleware = [Middleware(NoFraming), Middleware(SameOrigin, hosts=hosts)]
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
     app.state.store = server.store  # the games, for tests and embedding
     app.state.work = server.work
     app.state.catalog = catalog

@@ -7,6 +7,7 @@
   application/json`` (else 415: a cross-site page can send ``text/plain`` without asking),
   and an ``Origin`` header, when sent, must be this server's scheme, host and port (else
   403), as must ``Sec-Fetch-Site`` (``same-origin`` or ``none``).
+* :class:`NoFraming` (ASGI middleware): no answer may be shown in another page's frame.
 * :func:`read_body` checks ``Content-Length`` before reading and stops reading at the limit
   (chunked bodies too): 413.
 * :func:`parse_json` refuses what is not UTF-8 JSON, NaN/Infinity, integers of more digits
@@ -25,7 +26,7 @@ from urllib.parse import urlsplit
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .session import BadRequest, clip
 from .store import TooLarge
@@ -162,6 +163,33 @@ class SameOrigin:
         await self.app(scope, receive, send)
 
 
+class NoFraming:
+    """ASGI middleware: every answer forbids showing it in another page's frame
+    (``X-Frame-Options: DENY`` and ``Content-Security-Policy: frame-ancestors 'none'``), so that
+    no site can lay the page under its own and steer a player's clicks.
+
+    Args:
+        app: the app behind it.
+    """
+
+    HEADERS = ((b"x-frame-options", b"DENY"), (b"content-security-policy", b"frame-ancestors 'none'"))
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def framed(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *self.HEADERS]}
+            await send(message)
+
+        await self.app(scope, receive, framed)
+
+
 async def read_body(request: Request, limit: int) -> bytes:
     """The request body, refused before reading when ``Content-Length`` is over ``limit`` and as
     soon as more than ``limit`` bytes have come (a chunked body has no length).
@@ -229,6 +257,6 @@ def parse_json(raw: bytes | str, what: str = "the request body") -> Any:
 
 
 __all__ = [
-    "LOCAL_NAMES", "MAX_DEPTH", "SameOrigin", "allowed_hosts", "check_depth", "check_request", "parse_json",
-    "read_body", "refusal", "same_origin", "split_host",
+    "LOCAL_NAMES", "MAX_DEPTH", "NoFraming", "SameOrigin", "allowed_hosts", "check_depth", "check_request",
+    "parse_json", "read_body", "refusal", "same_origin", "split_host",
 ]

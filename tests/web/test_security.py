@@ -603,3 +603,12 @@ def test_an_error_quotes_a_few_dozen_characters_of_a_move(client, env, others):
         longest = max(n for n in runs if any(move[i:i + n] in error for i in range(len(move) - n + 1)))
         assert longest <= QUOTED + 10, (longest, error)  # the quote and a little of the game's own words
         assert len(error) <= 200, error
+
+
+def test_no_page_of_the_server_can_be_framed(client):
+    """Another site cannot show the page in a frame (clickjacking a human seat's moves)."""
+    for path, headers in (("/", {}), ("/static/app.js", {}), ("/api/meta", {}),
+                          ("/api/meta", {"Host": "attacker.example"})):
+        r = client.get(path, headers=headers)
+        assert r.headers.get("x-frame-options") == "DENY", path
+        assert "frame-ancestors 'none'" in r.headers.get("content-security-policy", ""), path
