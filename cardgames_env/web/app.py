@@ -162,6 +162,12 @@ class WorkQueue:
             self._jobs.discard(future)
         self._slots.release()
 
+    @property
+    def pending(self) -> int:
+        """Jobs running or waiting for a worker now."""
+        with self._jobs_lock:
+            return len(self._jobs)
+
     def drain(self, timeout: float | None = None) -> None:
         """Wait until every job taken so far has ended (or ``timeout`` seconds have passed)."""
         with self._jobs_lock:

@@ -5,7 +5,8 @@
 * Same origin, own games: a foreign Host or Origin, a non-JSON body, a move without the
   game's token are refused.
 * Nothing blocks the event loop: ``/api/meta`` answers while a large replay is checked,
-  reading a game answers while its agent thinks, a full work queue answers 503.
+  reading a game answers while its agent thinks, a full work queue answers 503 (each
+  synchronised on events: the work in progress waits until the answer has come).
 * Bounded everything: search over the cap, nested JSON, huge bodies, names and moves are
   refused with short answers; the game store is capped by estimated bytes.
 """
@@ -259,9 +260,27 @@ def long_haggis_record(actions: int) -> dict:
     return recorder.record.to_dict()
 
 
-def check_meta_while_replaying(record: dict) -> None:
-    """Post ``record`` as a replay to a real server; while it is checked, ask for /api/meta."""
+def check_meta_while_replaying(record: dict, monkeypatch) -> None:
+    """Post ``record`` as a replay to a real server; while it is checked, ask for /api/meta.
+
+    The check (on a worker) does not return before /api/meta has answered: were the check on
+    the event loop, or the loop waiting for it, /api/meta could never answer and the test
+    would fail on its bounded waits instead of hanging.
+    """
+    from cardgames_env.web import app as web_app
+
     body = json.dumps({"record": record}).encode()
+    checking, answered = threading.Event(), threading.Event()
+    check = web_app.check_replay
+
+    def held_check(record, seconds):
+        checking.set()
+        try:
+            check(record, seconds)
+        finally:
+            assert answered.wait(60), "/api/meta never answered while the replay was checked"
+
+    monkeypatch.setattr(web_app, "check_replay", held_check)
     done: dict[str, object] = {}
     with running(create_app(), free_port()) as base:
         def post_replay() -> None:
@@ -269,107 +288,120 @@ def check_meta_while_replaying(record: dict) -> None:
                 done["response"] = c.post("/api/replays", content=body,
                                           headers={"Content-Type": "application/json"})
         thread = threading.Thread(target=post_replay)
-        with httpx.Client(base_url=base, timeout=30) as c:
-            assert c.get("/api/meta").status_code == 200
+        with httpx.Client(base_url=base, timeout=20) as c:
             thread.start()
-            time.sleep(0.5)  # the body is sent and the check has begun
-            start = time.perf_counter()
+            assert checking.wait(120), "the replay's check never began"
             r = c.get("/api/meta")
-            waited = time.perf_counter() - start
-            checking = thread.is_alive()
+            answered.set()
         thread.join()
     assert r.status_code == 200
-    assert waited < 1.0, f"/api/meta waited {waited:.2f} s for the replay check"
-    assert checking, "the replay was checked before /api/meta was asked: make the record longer"
-    assert done["response"].status_code in (201, 400), done["response"].text
+    assert done["response"].status_code == 201, done["response"].text
 
 
-def test_meta_answers_within_1s_while_a_long_replay_is_checked():
+def test_meta_answers_while_a_long_replay_is_checked(monkeypatch):
     record = long_haggis_record(30_000)
     assert len(record["moves"]) > 10_000
-    check_meta_while_replaying(record)
+    check_meta_while_replaying(record, monkeypatch)
 
 
 @pytest.mark.slow
-def test_meta_answers_within_1s_while_a_2mb_replay_is_checked():
+def test_meta_answers_while_a_2mb_replay_is_checked(monkeypatch):
     record = long_haggis_record(200_000)
     assert len(json.dumps({"record": record})) > 2_000_000
-    check_meta_while_replaying(record)
+    check_meta_while_replaying(record, monkeypatch)
 
 
-class SlowAgent:
-    """A random player that thinks for ``seconds`` before each move."""
+class GateAgent:
+    """A random player that, before each move, says so (``entered``) and waits for ``release``."""
 
-    def __init__(self, seconds: float, seed: int | None):
+    def __init__(self, entered: threading.Semaphore, release: threading.Event, seed: int | None):
         from cardgames_env.agents.base import RandomAgent
 
-        self.seconds = seconds
+        self.entered, self.release = entered, release
         self.inner = RandomAgent(seed)
 
     def act(self, observation, action_mask):
-        time.sleep(self.seconds)
+        self.entered.release()
+        assert self.release.wait(60), "the test never let the agent move"
         return self.inner.act(observation, action_mask)
 
     def reset(self, seed=None):
         self.inner.reset(seed)
 
 
-def slow_app(seconds: float = 1.5, **settings):
+def gate_app(entered: threading.Semaphore, release: threading.Event, **settings):
     from cardgames_env.web.app import Settings
     from cardgames_env.web.catalog import AgentCatalog
 
-    catalog = AgentCatalog(extra={"slow": lambda env, seed: SlowAgent(seconds, seed)})
+    catalog = AgentCatalog(extra={"gate": lambda env, seed: GateAgent(entered, release, seed)})
     return create_app(Settings(**settings), catalog=catalog)
 
 
 def test_reading_a_game_answers_while_its_agent_thinks():
-    app = slow_app(1.5)
-    with running(app, free_port()) as base, httpx.Client(base_url=base, timeout=30) as c:
-        r = c.post("/api/games", json={"env": "red7_v0", "agents": ["slow", "slow"], "seed": 1})
+    """The agent does not move before the reads have answered: were a read to wait for the
+    thinking agent, it would never answer (and the test fails on its bounded waits)."""
+    entered, release = threading.Semaphore(0), threading.Event()
+    app = gate_app(entered, release)
+    with running(app, free_port()) as base, httpx.Client(base_url=base, timeout=20) as c:
+        r = c.post("/api/games", json={"env": "red7_v0", "agents": ["gate", "gate"], "seed": 1})
         game_id, token = r.json()["id"], r.json()["token"]
         result: dict[str, object] = {}
-        thread = threading.Thread(target=lambda: result.update(step=c.post(
-            f"/api/games/{game_id}/step", json={}, headers={TOKEN: token})))
+
+        def step() -> None:
+            with httpx.Client(base_url=base, timeout=60) as own:
+                result["step"] = own.post(f"/api/games/{game_id}/step", json={}, headers={TOKEN: token})
+
+        thread = threading.Thread(target=step)
         thread.start()
-        time.sleep(0.3)
-        start = time.perf_counter()
-        read = c.get(f"/api/games/{game_id}")
-        meta = c.get("/api/meta")
-        waited = time.perf_counter() - start
-        thinking = thread.is_alive()
-        thread.join()
+        try:
+            assert entered.acquire(timeout=60), "the agent never began its move"
+            read = c.get(f"/api/games/{game_id}")
+            meta = c.get("/api/meta")
+        finally:
+            release.set()
+            thread.join()
     assert read.status_code == 200 and meta.status_code == 200
-    assert thinking and waited < 1.0, f"reading waited {waited:.2f} s for the agent"
     assert read.json()["view"]["log"] == []  # the snapshot before the move
     assert len(result["step"].json()["view"]["log"]) == 1
 
 
 def test_a_full_work_queue_answers_503_and_the_server_goes_on():
-    app = slow_app(1.0, workers=1, queue=2)
-    with running(app, free_port()) as base, httpx.Client(base_url=base, timeout=30) as c:
+    entered, release = threading.Semaphore(0), threading.Event()
+    app = gate_app(entered, release, workers=1, queue=2)
+    work = app.state.work
+    with running(app, free_port()) as base, httpx.Client(base_url=base, timeout=60) as c:
         games = []
         for seed in range(4):
-            r = c.post("/api/games", json={"env": "red7_v0", "agents": ["slow", "slow"], "seed": seed})
+            r = c.post("/api/games", json={"env": "red7_v0", "agents": ["gate", "gate"], "seed": seed})
             games.append((r.json()["id"], r.json()["token"]))
-        answers: list[int] = []
-        lock = threading.Lock()
+        answers: dict[int, int] = {}
 
-        def step(game_id: str, token: str) -> None:
-            with httpx.Client(base_url=base, timeout=30) as own:
-                code = own.post(f"/api/games/{game_id}/step", json={}, headers={TOKEN: token}).status_code
-            with lock:
-                answers.append(code)
+        def step(index: int) -> None:
+            game_id, token = games[index]
+            with httpx.Client(base_url=base, timeout=60) as own:
+                r = own.post(f"/api/games/{game_id}/step", json={}, headers={TOKEN: token})
+            answers[index] = r.status_code
 
-        threads = [threading.Thread(target=step, args=game) for game in games]
-        for thread in threads:
-            thread.start()
-            time.sleep(0.05)
-        for thread in threads:
-            thread.join()
-        assert sorted(answers) == [200, 200, 503, 503], answers
+        threads = [threading.Thread(target=step, args=(i,)) for i in range(2)]
+        try:
+            threads[0].start()
+            assert entered.acquire(timeout=60), "the first step never reached its agent"  # running
+            threads[1].start()
+            for _ in range(6000):  # until the second step waits in the queue (60 s at most)
+                if work.pending == 2:
+                    break
+                time.sleep(0.01)
+            assert work.pending == 2
+            step(2)  # the queue is full: answered at once
+            step(3)
+        finally:
+            release.set()
+            for thread in threads:
+                thread.join()
+        assert answers == {0: 200, 1: 200, 2: 503, 3: 503}, answers
         assert c.get("/api/meta").status_code == 200
         r = c.post(f"/api/games/{games[3][0]}/step", json={}, headers={TOKEN: games[3][1]})
-        assert r.status_code in (200, 503)
+        assert r.status_code == 200  # the queue has room again
 
 
 # -- 4. bounded everything ----------------------------------------------------------------
@@ -380,10 +412,10 @@ def test_search_over_the_cap_is_refused(client, name):
     assert r.status_code == 400 and "cap" in r.json()["error"], r.text
 
 
-@pytest.mark.parametrize("time", ["2.0000001", "2.000000000001", "1e300"])
-def test_a_refused_search_time_is_quoted_as_asked(client, time):
-    r = client.post("/api/games", json={"env": "red7_v0", "agents": [f"search:time={time}", "random"]})
-    assert r.status_code == 400 and f"asked {float(time)!r}" in r.json()["error"], r.text
+@pytest.mark.parametrize("asked", ["2.0000001", "2.000000000001", "1e300"])
+def test_a_refused_search_time_is_quoted_as_asked(client, asked):
+    r = client.post("/api/games", json={"env": "red7_v0", "agents": [f"search:time={asked}", "random"]})
+    assert r.status_code == 400 and f"asked {float(asked)!r}" in r.json()["error"], r.text
 
 
 def test_search_within_the_cap_plays_with_at_most_2_seconds(client):
