@@ -357,3 +357,21 @@ def test_jaipur_substep_exchanges_are_whole_moves_for_the_human(client):
     record = client.get(f"/api/games/{game_id}/record").json()
     assert not any("exchange:" in m for _, m in record["moves"])  # no sub-step entries
     replay_record(GameRecord.from_dict(record))
+
+
+def test_a_move_is_posted_as_its_text_not_its_label(client):
+    """As docs/web.md says: ``text`` is the notation ``/move`` takes; a ``label`` is for reading."""
+    for seed in range(1, 40):
+        game_id, view = new_game(client, "jaipur_v0", ["human", "random"], seed=seed)
+        if view["to_move"] != 0:
+            view = client.post(f"/api/games/{game_id}/step", json={}).json()["view"]
+        exchanges = [m for m in view["moves"] if m["text"].startswith("exchange")]
+        if exchanges:
+            break
+    move = exchanges[0]
+    assert move["label"] != move["text"] and move["label"].startswith("take ")
+    r = client.post(f"/api/games/{game_id}/move", json={"move": move["label"]})
+    assert r.status_code == 400, r.text
+    assert client.get(f"/api/games/{game_id}").json()["view"]["log"] == view["log"]  # nothing changed
+    r = client.post(f"/api/games/{game_id}/move", json={"move": move["text"]})
+    assert r.status_code == 200, r.text

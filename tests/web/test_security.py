@@ -295,7 +295,7 @@ def check_meta_while_replaying(record: dict, monkeypatch) -> None:
             answered.set()
         thread.join()
     assert r.status_code == 200
-    assert done["response"].status_code == 201, done["response"].text
+    assert done["response"].status_code in (201, 400), done["response"].text  # 400: over the check's time cap
 
 
 def test_meta_answers_while_a_long_replay_is_checked(monkeypatch):
