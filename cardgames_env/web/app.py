@@ -13,14 +13,18 @@ from elsewhere. The API (all JSON; errors are ``{"error": message}`` with a 4xx 
   one a seat's (``viewer``) or the spectator view that shows every card.
 * ``POST /api/games/{id}/move`` ``{"move": notation}``: the human seat's move.
 * ``POST /api/games/{id}/step``: one move of the agent to move (or the record's next move).
-* ``GET /api/games/{id}/record``: the game record (JSON; with a human seat once the game is over).
+* ``GET /api/games/{id}/record``: the game record (JSON; with a human seat once the game is over),
+  encoded on a worker once per version, kept with the game and sent in pieces.
 * ``POST /api/replays`` ``{"record": record object or its JSON line, "game": N}``: a game
   that replays it (``{"id", "token", "view"}``).
 
 Requests pass :mod:`.guard` first (Host, Origin, Content-Type, body size, JSON nesting).
 Work that can take time (making a game, agents' moves, checking a replay) runs on a few
 worker threads (:class:`WorkQueue`), never on the event loop; reads answer from the views a
-game published after its last change, so they never wait for a thinking agent.
+game published after its last change, so they never wait for a thinking agent. A new game
+or replay is stored only when its request still waits for it (a 503 leaves nothing behind).
+:func:`serve` runs the app on uvicorn with the header deadline and per-client connection cap
+of :mod:`.connections`.
 """
 
 from __future__ import annotations
@@ -484,7 +488,8 @@ def create_app(settings: Settings | None = None, catalog: AgentCatalog | None = 
 
 
 def serve(settings: Settings | None = None, catalog: AgentCatalog | None = None) -> None:
-    """Run the app with uvicorn until interrupted (binds to localhost unless told otherwise).
+    """Run the app with uvicorn until interrupted (binds to localhost unless told otherwise), as
+    :func:`server_config` sets it up.
 
     Raises:
         OSError: when the address cannot be bound (port in use, unknown host), before serving.
