@@ -195,6 +195,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     non_negative(args.seed, "--seed")
     env = make_env(args.env, args.option)
     agents = build_agents(env, args.agents, args.seed)
+    check_llm_servers([s.strip() for s in args.agents.split(",")])
     humans = [a.seat for a in agents if isinstance(a, HumanAgent)]
     viewer = humans[0] if len(humans) == 1 else None
     recorder = None
@@ -241,6 +242,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.record is not None:
         assert recorder is not None
         from .records import append_record
+
+        talks = {str(seat): a.transcript for seat, a in enumerate(agents) if hasattr(a, "transcript")}
+        if talks:  # the conversations of language-model seats go with the record
+            recorder.record.transcripts = talks
 
         try:
             append_record(args.record, recorder.record)
@@ -528,6 +533,22 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_llm_servers(specs: Sequence[str]) -> None:
+    """Check once that the server of every ``llm:`` agent spec answers.
+
+    Raises:
+        UsageError: naming the server that cannot be reached.
+    """
+    from .agents.llm import LLMError, check_server, is_llm_kind
+
+    for spec in dict.fromkeys(specs):
+        if is_llm_kind(spec):
+            try:
+                check_server(spec)
+            except (LLMError, ValueError) as error:
+                raise UsageError(str(error)) from None
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate one agent against another over seeded games with rotating seats."""
     from .core.progress import Progress
@@ -545,13 +566,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"--games must be a multiple of {seats}, the seats of {args.env}: every deal is played "
             f"once with the agent in each seat (got {args.games}; try {hint})"
         )
+    from .agents.llm import LLMError, is_llm_kind
+
+    check_llm_servers([args.agent, args.vs])  # once, before any game: unreachable is one line
+    agent: Any = args.agent
+    env: Any = args.env
+    if is_llm_kind(args.agent):  # one agent object, so that its counts can be printed after
+        from .agents import make_agent
+
+        env, options = make_env(args.env, args.option), {}
+        agent = make_agent(args.agent, env, seed=args.seed)
     try:
         with Progress(args.games, "games", "eval", progress_setting(args)) as bar:
-            result = evaluate(args.env, args.agent, args.vs, games=args.games, seed=args.seed,
-                              options=options, on_game=bar.advance)
-    except ValueError as error:
+            result = evaluate(env, agent, args.vs, games=args.games, seed=args.seed, options=options,
+                              on_game=bar.advance)
+    except (ValueError, LLMError) as error:
         raise UsageError(str(error)) from None
     print(result.summary())
+    if agent is not args.agent:
+        print(agent.stats.summary())
     return 0
 
 
@@ -571,6 +604,7 @@ def cmd_league(args: argparse.Namespace) -> int:
     if len(specs) < 2:
         raise UsageError("--agents needs at least two agents, separated by commas")
     check_agents(args.env, args.option, specs)
+    check_llm_servers(specs)
     total = len(specs) * (len(specs) - 1) // 2 * args.games
     try:
         with Progress(total, "games", "league", progress_setting(args)) as bar:
