@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -145,11 +146,17 @@ class HumanAgent:
         """Nothing to reset."""
 
 
+def split_agents(text: str) -> list[str]:
+    """Split a comma-separated agent list; a ``key=value`` after a comma belongs to the agent
+    before it (``llm:MODEL@URL,retries=2,random`` is two agents)."""
+    return [s.strip() for s in re.split(r",(?!\s*\w+\s*=)", text) if s.strip()]
+
+
 def build_agents(env: Any, spec: str, seed: int) -> list[Any]:
     """Build one agent per seat from ``random,heuristic,human,...`` (one name = every seat)."""
     from .agents import make_agent
 
-    names = [s.strip() for s in spec.split(",") if s.strip()]
+    names = split_agents(spec)
     n = len(env.possible_agents)
     if len(names) == 1:
         names = names * n
@@ -195,14 +202,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     non_negative(args.seed, "--seed")
     env = make_env(args.env, args.option)
     agents = build_agents(env, args.agents, args.seed)
-    check_llm_servers([s.strip() for s in args.agents.split(",")])
+    check_llm_servers(split_agents(args.agents))
     humans = [a.seat for a in agents if isinstance(a, HumanAgent)]
     viewer = humans[0] if len(humans) == 1 else None
     recorder = None
     if args.record is not None or args.gif is not None:
         from .records import Recorder
 
-        names = [s.strip() for s in args.agents.split(",") if s.strip()]
+        names = split_agents(args.agents)
         names = names * len(env.possible_agents) if len(names) == 1 else names
         recorder = Recorder(args.env, dict(parse_option(o) for o in args.option), args.seed, names)
     env.reset(seed=args.seed)
@@ -600,7 +607,7 @@ def cmd_league(args: argparse.Namespace) -> int:
     if args.games % 2:
         raise UsageError(f"--games must be even: each deal is played twice, seats swapped (got {args.games})")
     non_negative(args.seed, "--seed")
-    specs = [a.strip() for a in args.agents.split(",") if a.strip()]
+    specs = split_agents(args.agents)
     if len(specs) < 2:
         raise UsageError("--agents needs at least two agents, separated by commas")
     check_agents(args.env, args.option, specs)

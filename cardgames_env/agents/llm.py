@@ -22,8 +22,9 @@ once, however many games play at once (threads, the web app, batched opponents).
 Counted (:class:`LLMStats`, per agent): moves, requests, invalid replies, fallbacks, HTTP
 retries and timeouts, prompt and completion tokens (the response's ``usage``) and seconds spent
 waiting for the model. The conversation of the game in progress is :attr:`LLMAgent.transcript`;
-``log=PATH`` appends every finished game's conversation to a JSON Lines file, and ``cardgames
-play --record`` keeps it with the game record.
+``log=PATH`` appends each turn's messages to a JSON Lines file as it is played (one line a
+turn, naming the game and the seat), and ``cardgames play --record`` keeps the whole
+conversation with the game record.
 
 Spec options follow the model and URL, comma-separated: ``llm:MODEL@URL,retries=2,timeout=30,
 fallback=random,temperature=0`` (see :func:`parse_llm_options`).
@@ -36,6 +37,7 @@ import email.utils
 import json
 import math
 import os
+import secrets
 import socket
 import threading
 import time
@@ -377,6 +379,7 @@ def _completion(data: bytes) -> Completion:
     return Completion(text, count("prompt_tokens"), count("completion_tokens"))
 
 
+_LOG_LOCK = threading.Lock()
 _CLIENTS: dict[tuple[Any, ...], ChatClient] = {}
 _CLIENTS_LOCK = threading.Lock()
 
@@ -441,7 +444,8 @@ class LLMAgent:
         """The conversation of the game in progress (every message, all turns)."""
         self._turns: list[list[dict[str, str]]] = []
         self._plan: tuple[str, Any] | None = None
-        self._lock = threading.Lock()
+        self.game_id = secrets.token_hex(6)
+        """Names the game in progress in the ``log`` file."""
 
     def __deepcopy__(self, memo: dict[int, Any]) -> LLMAgent:
         """A copy for another game seat: same env, options and client, its own conversation."""
@@ -452,25 +456,25 @@ class LLMAgent:
         copied.transcript = [{"role": "system", "content": self.system_prompt}]
         copied._turns = []
         copied._plan = None
-        copied._lock = threading.Lock()
+        copied.game_id = secrets.token_hex(6)
         return copied
 
     def reset(self, seed: int | None = None) -> None:
-        """Start a new game's conversation (the finished one goes to ``log``); re-seed when
-        ``seed`` is given."""
-        if len(self.transcript) > 1 and self.options.log:
-            self._write_log()
+        """Start a new game's conversation; re-seed when ``seed`` is given."""
+        self.game_id = secrets.token_hex(6)
         self.transcript = [{"role": "system", "content": self.system_prompt}]
         self._turns = []
         self._plan = None
         if seed is not None:
             self.rng = make_rng(seed)
 
-    def _write_log(self) -> None:
+    def _log_turn(self, seat: int, turn: list[dict[str, str]]) -> None:
+        """Append one turn's messages to the ``log`` file (one JSON line per turn)."""
         line = {"format": "cardgames-transcript/1", "env": self.env.metadata["name"],
-                "model": self.options.model, "messages": self.transcript}
+                "model": self.options.model, "game": self.game_id, "seat": seat,
+                "turn": len(self._turns), "messages": turn}
         assert self.options.log is not None
-        with self._lock, open(self.options.log, "a", encoding="utf-8") as handle:
+        with _LOG_LOCK, open(self.options.log, "a", encoding="utf-8") as handle:
             handle.write(json.dumps(line) + "\n")
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
@@ -539,6 +543,8 @@ class LLMAgent:
         finally:
             self.stats.moves += 1
             self.stats.seconds += time.perf_counter() - started
+            if self.options.log:
+                self._log_turn(seat, turn)
         if self.options.fallback == "none":
             raise LLMError(f"{self.name} gave no legal move: {problem}")
         self.stats.fallbacks += 1
