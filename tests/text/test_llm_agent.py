@@ -50,7 +50,8 @@ def test_full_games_complete_in_every_game(name: str) -> None:
     asked = [m["content"] for body in model.requests for m in body["messages"][-1:] if m["role"] == "user"]
     turns = [a for a in asked if a.startswith("Game: ")]
     assert turns == views  # each turn's prompt is the view, nothing else
-    assert stats.prompt_tokens == 10 * len(model.requests) and stats.completion_tokens == 3 * len(model.requests)
+    requests = len(model.requests)
+    assert (stats.prompt_tokens, stats.completion_tokens) == (10 * requests, 3 * requests)
 
 
 @pytest.mark.parametrize("name", [n for n in ALL_ENVS if n.split("_")[0] in HIDDEN_CODES])
@@ -128,7 +129,8 @@ def test_http_retries_run_out_then_fallback() -> None:
     with chat_server(model) as url:
         agent = LLMAgent(env, spec(url, "http_retries=1"))
         agent.act(None, env.action_mask())  # type: ignore[arg-type]
-    assert agent.stats.fallbacks == 1 and agent.stats.failed_requests == 2 and agent.stats.invalid_replies == 0
+    stats = agent.stats
+    assert (stats.fallbacks, stats.failed_requests, stats.invalid_replies) == (1, 2, 0)
 
 
 def test_a_stalled_answer_times_out_and_is_tried_again() -> None:

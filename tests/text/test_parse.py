@@ -96,7 +96,9 @@ def test_very_long_replies(red7) -> None:
         parse_move(red7, seat, "[" + "x" * 5000 + "]")
 
 
-fragments = st.sampled_from(["[", "]", "play", "discard", "give up", " ", "\n", "R7", "b2", "as", ",", "×", "`"])
+fragments = st.sampled_from(
+    ["[", "]", "play", "discard", "give up", " ", "\n", "R7", "b2", "as", ",", "×", "`"]
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -12,8 +12,13 @@ from cardgames_env.wrappers.text_env import TextEnv
 from .helpers import ALL_ENVS, MAX_STEPS
 
 
+def listed(observation: str) -> list[str]:
+    """The ``[move]`` lines of a view."""
+    return [line for line in observation.split(LEGAL_MOVES_HEADER, 1)[1].splitlines() if line.startswith("[")]
+
+
 def pick(observation: str, rng: random.Random) -> str:
-    moves = [line for line in observation.split(LEGAL_MOVES_HEADER, 1)[1].splitlines() if line.startswith("[")]
+    moves = listed(observation)
     return f"Thinking of {rng.choice(moves)}... final: {rng.choice(moves)}"
 
 
@@ -53,7 +58,7 @@ def test_a_move_over_sub_steps_is_one_reply() -> None:
     """Haggis builds a play card by card: one reply plays the whole move."""
     env = TextEnv("haggis_v0", opponents="random", learner_seat=0, seed=0)
     observation, _ = env.reset(seed=0)
-    moves = [line[1:-1] for line in observation.split(LEGAL_MOVES_HEADER, 1)[1].splitlines() if line.startswith("[")]
+    moves = [line[1:-1] for line in listed(observation)]
     longest = max(moves, key=len)
     before = len(env.raw.move_log)
     env.step(f"[{longest}]")
