@@ -35,3 +35,16 @@ def test_summary_of_a_page() -> None:
 def test_unknown_game() -> None:
     with pytest.raises(ValueError, match="unknown env"):
         rules_summary("chess")
+
+
+def test_docs_show_the_prompts_describe_writes() -> None:
+    """docs/llm.md holds the example views tools/llm_prompts.py prints (no drift)."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[2]
+    spec_ = importlib.util.spec_from_file_location("llm_prompts", root / "tools" / "llm_prompts.py")
+    assert spec_ is not None and spec_.loader is not None
+    module = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(module)
+    page = (root / "docs" / "llm.md").read_text(encoding="utf-8")
+    assert module.markdown() in page, "docs/llm.md is stale: run python tools/llm_prompts.py"

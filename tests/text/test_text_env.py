@@ -73,3 +73,18 @@ def test_bad_arguments() -> None:
     env = TextEnv("red7_v0", render_mode="ansi")
     observation, _ = env.reset(seed=0)
     assert env.render() == observation
+
+
+def test_example_episode_loop_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """examples/llm_text_env.py plays its episodes with the stand-in policy."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "llm_text_env.py"
+    spec = importlib.util.spec_from_file_location("example_llm_text_env", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main("red7_v0", episodes=2)
+    out = capsys.readouterr().out
+    assert out.count("episode ") == 2 and "last observation:" in out
