@@ -265,3 +265,25 @@ def test_log_option_appends_each_game(tmp_path) -> None:
     assert all(line["format"] == "cardgames-transcript/1" for line in lines)
     assert len({line["game"] for line in lines}) == 2  # the agent played one seat of each game
     assert all(line["messages"][0]["content"].startswith("Game: Red7") for line in lines)
+
+
+def test_vector_env_opponents_and_league(capsys: pytest.CaptureFixture[str]) -> None:
+    """The agent plays the opponents of the batched gymnasium env, and in a league."""
+    import gymnasium
+    import numpy as np
+
+    import cardgames_env  # noqa: F401  (registers the envs)
+
+    model = ScriptedModel()
+    with chat_server(model) as url:
+        env = gymnasium.make_vec("cardgames/red7_v0", num_envs=2, opponents=spec(url))
+        _, info = env.reset(seed=0)
+        for _ in range(6):
+            actions = np.array([np.flatnonzero(mask)[0] for mask in info["action_mask"]])
+            _, _, _, _, info = env.step(actions)
+        env.close()
+        asked = len(model.requests)
+        assert asked > 0
+        code = main(["league", "red7_v0", "--agents", f"{spec(url)},random", "--games", "2", "--no-progress"])
+    assert code == 0 and "llm:scripted" in capsys.readouterr().out
+    assert len(model.requests) > asked
