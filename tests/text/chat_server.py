@@ -35,7 +35,7 @@ class ScriptedModel:
 
     Actions: ``"pick"`` (a listed move, after reasoning that names two other moves), ``"junk"``
     (no brackets), ``"illegal"`` (a bracketed move that is not listed), ``"stall"`` (no answer
-    until the client gave up), ``"429"`` (with ``Retry-After: 0``), ``"500"``.
+    until the client gave up), ``"429"`` (with ``Retry-After: 0``; ``"429:S"`` with ``S``), ``"500"``.
     """
 
     def __init__(self, script: list[str] | None = None, default: str = "pick", seed: int = 0):
@@ -108,8 +108,8 @@ class Handler(BaseHTTPRequestHandler):
             if action == "stall":
                 model.stop.wait(STALL_SECONDS)
                 return
-            if action == "429":
-                self._send(429, {"error": "slow down"}, {"Retry-After": "0"})
+            if action.startswith("429"):  # "429" or "429:SECONDS" (the Retry-After header)
+                self._send(429, {"error": "slow down"}, {"Retry-After": action.partition(":")[2] or "0"})
                 return
             if action == "500":
                 self._send(500, {"error": "boom"})

@@ -287,3 +287,32 @@ def test_vector_env_opponents_and_league(capsys: pytest.CaptureFixture[str]) -> 
         code = main(["league", "red7_v0", "--agents", f"{spec(url)},random", "--games", "2", "--no-progress"])
     assert code == 0 and "llm:scripted" in capsys.readouterr().out
     assert len(model.requests) > asked
+
+
+def test_retry_after_is_honoured_and_capped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wait before a retry is the server's Retry-After (not the backoff), capped at max_wait."""
+    from cardgames_env.agents import llm
+
+    waits: list[float] = []
+    monkeypatch.setattr(llm.time, "sleep", waits.append)
+    model = ScriptedModel(["429:0", "429:2", "429:500", "500"])
+    env = short_env("red7_v0")
+    env.reset(seed=0)
+    with chat_server(model) as url:
+        agent = LLMAgent(env, f"llm:scripted@{url},backoff=3,max_wait=7,http_retries=4")
+        agent.act(None, env.action_mask())  # type: ignore[arg-type]
+    assert waits == [0.0, 2.0, 7.0, 7.0]  # Retry-After 0, 2, 500 (capped); a 500: backoff 3×2^3 capped
+    assert agent.stats.fallbacks == 0
+
+
+def test_retry_after_header_forms() -> None:
+    from email.utils import formatdate
+
+    from cardgames_env.agents.llm import _retry_after
+
+    assert _retry_after({"Retry-After": "4.5"}, 1.0) == 4.5
+    assert _retry_after({"retry-after": "-3"}, 1.0) == 0.0
+    assert _retry_after({"Retry-After": "soon"}, 1.5) == 1.5
+    assert _retry_after({}, 2.0) == 2.0
+    later = _retry_after({"Retry-After": formatdate(usegmt=True)}, 9.0)
+    assert 0.0 <= later <= 1.0
