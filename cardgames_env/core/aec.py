@@ -506,6 +506,11 @@ class CardGameEnv(AECEnv, EzPickle):
         self._tracking = True
 
     @property
+    def tracks_moves(self) -> bool:
+        """Whether the env keeps the public record of its episodes (see :meth:`track_moves`)."""
+        return self._tracking
+
+    @property
     def view_memory(self) -> dict[str, Any]:
         """The game view's memory of the episode (see :mod:`cardgames_env.core.view`; kept
         while the env tracks moves)."""

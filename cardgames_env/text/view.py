@@ -170,12 +170,12 @@ def describe(env: Any, agent: str | int) -> str:
     lines = [f"Game: {view.TITLE}, {n} players (P0..P{n - 1}). You are P{seat} (player_{seat})."]
     lines.append("")
     lines.append("What happened since your last turn:")
-    if raw._tracking:
+    if raw.tracks_moves:
         history = history_lines(raw, seat, view)
         lines.extend(f"- {line}" for line in history) if history else lines.append("- nothing yet")
     else:
         lines.append("- (not recorded: the env does not track moves)")
-    table = view.table(state, seat, raw.view_memory if raw._tracking else {})
+    table = view.table(state, seat, raw.view_memory if raw.tracks_moves else {})
     zones = table["zones"]
     own = [z for z in zones if z["id"] == "hand"]
     lines.append("")
@@ -205,13 +205,12 @@ def describe(env: Any, agent: str | int) -> str:
 
 
 def _partial_move(raw: Any, seat: int) -> str | None:
-    """A line on the part of a move already chosen (encodings with sub-steps), or ``None``."""
+    """A line saying that part of a move is already chosen (encodings with sub-steps), or ``None``."""
     decision = raw._decision
     encoding = raw.encoding
     if encoding.to_decision(encoding.rules_state(decision)) == decision:
         return None
-    text = encoding.render(decision, seat).strip().splitlines()[-1].strip()
-    return f"Your move so far: {text}"
+    return "Part of your move is chosen already: only the moves that complete it are listed."
 
 
 __all__ = ["LEGAL_MOVES_HEADER", "MAX_HISTORY_LINES", "describe", "history_lines", "legal_moves",

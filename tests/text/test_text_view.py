@@ -131,3 +131,19 @@ def test_describe_errors() -> None:
     with pytest.raises(ValueError, match="unknown agent"):
         describe(env, True)  # type: ignore[arg-type]
     assert raw_env(env) is env
+
+
+def test_in_the_middle_of_a_move_built_over_sub_steps() -> None:
+    """Haggis selects a play's cards one at a time: after the first card, the moves listed are
+    the whole plays that complete the selection, and the one started parses back."""
+    env = short_env("haggis_v0")
+    env.reset(seed=0)
+    move = next(m for m in legal_moves(env) if len(m.split()) > 5)
+    env.step(env.string_to_action(move))
+    text = describe(env, env._to_move)
+    assert "Part of your move is chosen already" in text
+    moves = listed(text)
+    assert move in moves and len(moves) < 300
+    first_card = move.split()[1]
+    assert all(m.split()[1] == first_card for m in moves)
+    assert parse_move(env, env._to_move, f"[{move}]") == env.string_to_action(move)
