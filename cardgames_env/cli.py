@@ -362,6 +362,21 @@ def _replay_one(args: argparse.Namespace, record: Any, bar: Any) -> None:
         print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)) + status)
 
 
+def llm_factory(spec: str) -> Any:
+    """A factory ``(env, seed) -> agent`` of the ``llm:`` agent ``spec`` (checked now).
+
+    Raises:
+        UsageError: for a bad spec.
+    """
+    from .agents.llm import LLMAgent, parse_llm_options
+
+    try:
+        options = parse_llm_options(spec)
+    except ValueError as error:
+        raise UsageError(f"--model: {error}") from None
+    return lambda env, seed: LLMAgent(env, options, seed=seed)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the browser app (play, watch, replay) until interrupted.
 
@@ -393,10 +408,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
             split_host(host)
         except ValueError as error:
             raise UsageError(f"--allow-host: {error}") from None
+    llms = {name: spec for name, spec in models.items() if spec.startswith("llm:")}
+    check_llm_servers(list(llms.values()))
     for name, path in models.items():
-        print(f"cardgames: loading model {name} from {path}", flush=True)
+        if name not in llms:
+            print(f"cardgames: loading model {name} from {path}", flush=True)
     try:
-        catalog = AgentCatalog(models)
+        files = {name: path for name, path in models.items() if name not in llms}
+        catalog = AgentCatalog(files, extra={name: llm_factory(spec) for name, spec in llms.items()})
     except ValueError as error:
         raise UsageError(f"--model: {error}") from None
     settings = Settings(host=args.host, port=args.port, allow_hosts=tuple(args.allow_host),
@@ -713,7 +732,8 @@ def build_parser() -> argparse.ArgumentParser:
     p_serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p_serve.add_argument("--model", action="append", default=[], metavar="NAME=PATH",
                          help="a saved model clients may play by NAME, loaded once at start (repeatable; "
-                              "a saved SB3 model is a pickle: only files you trust)")
+                              "a saved SB3 model is a pickle: only files you trust), or a language model "
+                              "NAME=llm:MODEL@URL")
     p_serve.add_argument("--allow-host", action="append", default=[], metavar="HOST",
                          help="another name clients reach the server by, besides the bound host and "
                               "localhost (repeatable; other Host headers get 400)")

@@ -226,14 +226,21 @@ def test_eval_cli_prints_the_figures(capsys: pytest.CaptureFixture[str]) -> None
     assert re.search(r"tokens \d+ in \+ \d+ out", out) and re.search(r"\d\.\d\d s per move", out)
 
 
-def test_unreachable_server_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("command", ["eval", "play", "league", "serve"])
+def test_unreachable_server_is_one_line_and_exit_2(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     import socket
 
     with socket.socket() as probe:  # a port nobody listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    code = main(["eval", "red7_v0", "--agent", f"llm:m@http://127.0.0.1:{port}/v1", "--vs", "random",
-                 "--games", "2", "--no-progress"])
+    llm = f"llm:m@http://127.0.0.1:{port}/v1"
+    argv = {
+        "eval": ["eval", "red7_v0", "--agent", llm, "--vs", "random", "--games", "2", "--no-progress"],
+        "play": ["play", "red7_v0", "--agents", f"{llm},random", "--quiet", "--no-progress"],
+        "league": ["league", "red7_v0", "--agents", f"{llm},random", "--games", "2", "--no-progress"],
+        "serve": ["serve", "--port", "1", "--model", f"qwen={llm}"],
+    }[command]
+    code = main(argv)
     captured = capsys.readouterr()
     assert code == 2
     assert captured.err.count("\n") == 1 and "cannot reach the model server" in captured.err
@@ -316,3 +323,21 @@ def test_retry_after_header_forms() -> None:
     assert _retry_after({}, 2.0) == 2.0
     later = _retry_after({"Retry-After": formatdate(usegmt=True)}, 9.0)
     assert 0.0 <= later <= 1.0
+
+
+def test_served_games_play_an_llm_model() -> None:
+    """`cardgames serve --model NAME=llm:...` plays the model by NAME in the browser's games."""
+    pytest.importorskip("starlette")
+    from cardgames_env.cli import llm_factory
+    from cardgames_env.web.catalog import AgentCatalog
+    from cardgames_env.web.session import GameSession
+
+    model = ScriptedModel()
+    with chat_server(model) as url:
+        catalog = AgentCatalog(extra={"qwen": llm_factory(spec(url))})
+        game = GameSession("red7_v0", {}, 5, agents=["qwen", "random"], catalog=catalog)
+        for _ in range(200):
+            if game.over:
+                break
+            game.step()
+    assert game.over and len(model.requests) > 0
