@@ -104,28 +104,32 @@ class Handler(BaseHTTPRequestHandler):
         with model.lock:
             model.active += 1
             model.most_active = max(model.most_active, model.active)
-        try:
+        headers: dict[str, str] = {}
+        try:  # counted as active from the request's arrival until its answer is ready
             if action == "stall":
                 model.stop.wait(STALL_SECONDS)
                 return
             if action.startswith("429"):  # "429" or "429:SECONDS" (the Retry-After header)
-                self._send(429, {"error": "slow down"}, {"Retry-After": action.partition(":")[2] or "0"})
-                return
-            if action == "500":
-                self._send(500, {"error": "boom"})
-                return
-            text = model.reply(action, body)
-            with model.lock:
-                model.answers.append(text)
-            self._send(200, {
-                "id": "x", "object": "chat.completion", "model": body.get("model"),
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                             "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
-            })
+                status, payload = 429, {"error": "slow down"}
+                headers["Retry-After"] = action.partition(":")[2] or "0"
+            elif action == "500":
+                status, payload = 500, {"error": "boom"}
+            else:
+                text = model.reply(action, body)
+                with model.lock:
+                    model.answers.append(text)
+                status, payload = 200, {
+                    "id": "x", "object": "chat.completion", "model": body.get("model"),
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                 "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+                }
         finally:
             with model.lock:
                 model.active -= 1
+        # sent after the count went down: a client's next request (once it has read this
+        # answer) can never overlap this one in the count
+        self._send(status, payload, headers)
 
 
 @contextmanager
