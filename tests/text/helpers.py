@@ -21,9 +21,9 @@ def short_env(name: str, **options: Any) -> Any:
     return env
 
 
-def positions(name: str, episodes: int, seed: int = 0) -> Iterator[Any]:
+def positions(name: str, episodes: int, seed: int = 0, **options: Any) -> Iterator[Any]:
     """Play random episodes of a short env; yield the env at every decision of a live seat."""
-    env = short_env(name)
+    env = short_env(name, **options)
     rng = np.random.default_rng(seed)
     for episode in range(episodes):
         env.reset(seed=seed * 100 + episode)
@@ -67,6 +67,9 @@ HIDDEN_CODES: dict[str, Callable[[Any, int], set[str]]] = {
     "gongzhu": _gongzhu, "haggis": _haggis, "red7": _red7, "haggle": _haggle,
 }
 """Per game with unique card names: the names of the cards a seat cannot see (others' hidden
-cards). Jaipur's cards are goods kinds shared by many cards, so a name says nothing there."""
+cards; Haggle's: the rule cards it has not seen). Jaipur's cards are goods kinds shared by
+many cards, so a name says nothing there."""
+FACE_UP_MOVES = ("gongzhu", "haggis", "red7")
+"""Games whose moves show their cards to everyone (a card played earlier is public)."""
 
-__all__ = ["ALL_ENVS", "HIDDEN_CODES", "MAX_STEPS", "positions", "short_env"]
+__all__ = ["ALL_ENVS", "FACE_UP_MOVES", "HIDDEN_CODES", "MAX_STEPS", "positions", "short_env"]

@@ -16,7 +16,7 @@ from cardgames_env.text import describe
 from cardgames_env.training.evaluate import evaluate, play_game
 
 from .chat_server import ScriptedModel, chat_server
-from .helpers import ALL_ENVS, HIDDEN_CODES, short_env
+from .helpers import ALL_ENVS, FACE_UP_MOVES, HIDDEN_CODES, short_env
 
 FAST = "backoff=0,timeout=5"
 
@@ -71,8 +71,11 @@ def test_no_prompt_names_a_hidden_card(name: str) -> None:
             before = len(model.requests)
             move = choose()
             prompt = model.requests[before]["messages"][-1]["content"]
-            words = set(re.findall(r"[A-Za-z0-9]+", prompt.split("Your hand:", 1)[1]))
-            assert not hidden(env.game_state(), seat) & words
+            words = set(re.findall(r"[A-Za-z0-9]+", prompt))
+            public = set()
+            if name.split("_")[0] in FACE_UP_MOVES:  # cards played face up earlier are public
+                public = set(re.findall(r"[A-Za-z0-9]+", " ".join(m[2] for m in env.move_log)))
+            assert not (hidden(env.game_state(), seat) - public) & words
             checked += 1
             return move
 

@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 from cardgames_env.text import LEGAL_MOVES_HEADER, describe, legal_moves, parse_move, parse_reply
+from cardgames_env.registry import load
 from cardgames_env.text.view import raw_env
+from tests.envs.leak import variant_id
 
-from .helpers import ALL_ENVS, HIDDEN_CODES, positions, short_env
+from .helpers import ALL_ENVS, FACE_UP_MOVES, HIDDEN_CODES, positions, short_env
 
 
 def listed(text: str) -> list[str]:
@@ -20,14 +22,22 @@ def listed(text: str) -> list[str]:
     return [line[1:-1] for line in text.split(LEGAL_MOVES_HEADER, 1)[1].splitlines() if line.startswith("[")]
 
 
-@pytest.mark.parametrize("name", ALL_ENVS)
-def test_view_unchanged_when_hidden_cards_are_swapped(name: str) -> None:
+VARIANTS = [(name, {}) for name in ALL_ENVS] + [
+    (name, options) for name in ALL_ENVS for options in load(name).TEST_VARIANTS if options
+]
+"""Every env with its default rules, then each of its test variants."""
+
+
+@pytest.mark.parametrize("name, options", VARIANTS, ids=[f"{n}-{variant_id(o)}" for n, o in VARIANTS])
+def test_view_unchanged_when_hidden_cards_are_swapped(name: str, options: dict) -> None:
     """Every seat's view, at every decision, is the same for a state whose hidden cards were
     re-dealt by the rules' resample_hidden; and it names none of the others' hidden cards."""
     rng = np.random.default_rng(7)
     checks = changed = 0
     hidden_codes = HIDDEN_CODES.get(name.split("_")[0])
-    for env in positions(name, episodes=5):
+    if options.get("num_players", 0) > 6:  # two copies of each Haggle rule card: names are shared
+        hidden_codes = None
+    for env in positions(name, episodes=5 if not options else 2, **options):
         decision = env._decision
         state = env.game_state()
         for seat in range(len(env.possible_agents)):
@@ -43,13 +53,15 @@ def test_view_unchanged_when_hidden_cards_are_swapped(name: str) -> None:
             checks += 1
             changed += other != state
             if hidden_codes is not None:
-                # the table and the moves (the history names cards played face up, perhaps
-                # in an earlier hand: the same card may be in a hidden hand again)
-                table = real.split("Your hand:", 1)[1]
-                words = set(re.findall(r"[A-Za-z0-9]+", table))
-                leaked = hidden_codes(state, seat) & words
+                # cards played face up (in an earlier hand, the same card may be in a hidden
+                # hand again, and the table may still show that hand's last trick) are public
+                public = set()
+                if name.split("_")[0] in FACE_UP_MOVES:
+                    public = set(re.findall(r"[A-Za-z0-9]+", " ".join(m[2] for m in env.move_log)))
+                words = set(re.findall(r"[A-Za-z0-9]+", real))
+                leaked = (hidden_codes(state, seat) - public) & words
                 assert not leaked, f"{name}: seat {seat}'s view names hidden cards {leaked}"
-    assert checks > 50 and changed > checks // 4
+    assert checks > 15 and changed > checks // 4
 
 
 @pytest.mark.parametrize("name", ALL_ENVS)
