@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from cardgames_env.text import LEGAL_MOVES_HEADER, describe, legal_moves, parse_move, parse_reply
 from cardgames_env.registry import load
+from cardgames_env.text import LEGAL_MOVES_HEADER, describe, legal_moves, parse_move, parse_reply
 from cardgames_env.text.view import raw_env
 from tests.envs.leak import variant_id
 
