@@ -110,7 +110,7 @@ class LLMOptions:
     concurrency: int = 4
     temperature: float | None = None
     max_tokens: int | None = None
-    context: int = 8
+    context: int = 4
     log: str | None = None
 
     @property
