@@ -193,6 +193,7 @@ def writable(path: str | Path, what: str, folder: bool = False) -> None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play (or watch) one episode with the given agents (and append its record with ``--record``)."""
+    from .agents.llm import LLMError
     from .core.progress import Progress
 
     if args.record is not None:
@@ -227,7 +228,10 @@ def cmd_play(args: argparse.Namespace) -> int:
                 env.step(None)
                 continue
             seat = env.possible_agents.index(agent)
-            action = agents[seat].act(obs["observation"], obs["action_mask"])
+            try:
+                action = agents[seat].act(obs["observation"], obs["action_mask"])
+            except LLMError as error:  # a language model with fallback=none gave no legal move
+                raise UsageError(str(error)) from None
             move = env.action_to_string(action)
             before = env.game_state()
             if recorder is not None:

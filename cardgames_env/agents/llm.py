@@ -57,8 +57,8 @@ LLM_KIND = "llm"
 """Agent-kind prefix of the LLM agent: ``llm:MODEL@BASE_URL[,key=value...]``."""
 FALLBACKS = ("random", "none")
 """What the agent plays after the re-asks run out: a random legal move, or nothing (it raises)."""
-MAX_REPLY_CHARS = 200_000
-"""Most characters of a response body read (a longer one is cut)."""
+MAX_RESPONSE_BYTES = 4_000_000
+"""Most bytes of a response body read (a longer one is cut, and so unreadable)."""
 
 SYSTEM_PROMPT = """You are playing the card game {title} as one of its players. The rules:
 
@@ -262,10 +262,10 @@ class ChatClient:
         request = urllib.request.Request(url, data=body, headers=headers, method="POST" if body else "GET")
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
-                return response.status, dict(response.headers), response.read(MAX_REPLY_CHARS)
+                return response.status, dict(response.headers), response.read(MAX_RESPONSE_BYTES)
         except urllib.error.HTTPError as error:
             with error:
-                return error.code, dict(error.headers or {}), error.read(MAX_REPLY_CHARS)
+                return error.code, dict(error.headers or {}), error.read(MAX_RESPONSE_BYTES)
 
     def check(self) -> None:
         """Check once that the server answers (``GET BASE_URL/models``); any HTTP answer but a

@@ -344,3 +344,12 @@ def test_served_games_play_an_llm_model() -> None:
                 break
             game.step()
     assert game.over and len(model.requests) > 0
+
+
+def test_play_with_fallback_none_stops_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    model = ScriptedModel(default="junk")
+    with chat_server(model) as url:
+        code = main(["play", "red7_v0", "--agents", f"{spec(url, 'retries=0,fallback=none')},random",
+                     "--quiet", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "gave no legal move" in err
