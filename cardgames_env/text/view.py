@@ -170,16 +170,16 @@ def describe(env: Any, agent: str | int) -> str:
     lines = [f"Game: {view.TITLE}, {n} players (P0..P{n - 1}). You are P{seat} (player_{seat})."]
     lines.append("")
     lines.append("What happened since your last turn:")
-    if raw.tracks_moves:
-        history = history_lines(raw, seat, view)
-        lines.extend(f"- {line}" for line in history) if history else lines.append("- nothing yet")
-    else:
+    if not raw.tracks_moves:
         lines.append("- (not recorded: the env does not track moves)")
+    else:
+        history = history_lines(raw, seat, view)
+        lines.extend(f"- {line}" for line in history or ["nothing yet"])
     table = view.table(state, seat, raw.view_memory if raw.tracks_moves else {})
     zones = table["zones"]
-    own = [z for z in zones if z["id"] == "hand"]
+    own = [zone_line(z, seat) for z in zones if z["id"] == "hand"]
     lines.append("")
-    lines.extend(f"{zone_line(z, seat)}" for z in own) if own else lines.append("Your hand: none")
+    lines.extend(own or ["Your hand: none"])
     lines.append("")
     lines.append("Table:")
     lines.extend(f"- {zone_line(z, seat)}" for z in zones if z["id"] != "hand")
