@@ -11,7 +11,8 @@ the seat's text view (:func:`cardgames_env.text.describe`), ending with the lega
 ``[move]``. The model's reply is read by :func:`cardgames_env.text.parse_reply` (its last
 bracketed move); an unparsable or illegal reply is answered with the reason and the model is
 asked again, up to ``retries`` times, after which the fallback plays (``random``: a uniformly
-random legal move; ``none``: the agent raises :class:`LLMError`) and is counted.
+random legal move, a whole move even where the env builds one over sub-steps; ``none``: the
+agent raises :class:`LLMError`) and is counted.
 
 HTTP: each request waits at most ``timeout`` seconds; a timeout, a lost connection, a 429 or a
 5xx is tried again up to ``http_retries`` times, after ``backoff × 2^k`` seconds or the
@@ -50,7 +51,7 @@ import numpy as np
 
 from cardgames_env.core.masks import legal_actions
 from cardgames_env.core.rng import make_rng
-from cardgames_env.text import describe, parse_reply, rules_summary
+from cardgames_env.text import describe, legal_moves, parse_reply, rules_summary
 from cardgames_env.text.moves import MoveParseError
 
 LLM_KIND = "llm"
@@ -484,7 +485,7 @@ class LLMAgent:
             ValueError: if the mask allows nothing.
             LLMError: with ``fallback=none``, when the model gave no legal move.
         """
-        legal = legal_actions(action_mask)
+        legal_actions(action_mask)  # raises when the seat is not to move
         raw = self.env
         state = raw.game_state()
         if self._plan is not None and self._plan[1] is state:  # the next sub-step of the move
@@ -496,11 +497,12 @@ class LLMAgent:
                 return action
         self._plan = None
         move = self.choose_move()
-        if move is None:
-            return int(legal[self.rng.integers(legal.size)])
+        if move is None:  # the fallback: a uniformly random legal move (counted)
+            moves = legal_moves(raw)
+            move = moves[int(self.rng.integers(len(moves)))]
         action = int(raw.string_to_action(move))
-        if not action_mask[action]:  # cannot happen for a listed move; never play illegally
-            return int(legal[0])
+        if not action_mask[action]:  # a listed move is legal: this would be a broken encoding
+            raise RuntimeError(f"{move!r} was listed as legal but its action {action} is not")
         self._plan = (move, state)
         return action
 
@@ -560,8 +562,6 @@ class LLMAgent:
 def _example_move(env: Any) -> str:
     """A move of the game's notation for the system prompt's example (the first legal move of
     a copy of the env dealt with seed 0: the same for every game played)."""
-    from cardgames_env.text import legal_moves
-
     probe = copy.deepcopy(env)
     probe.reset(seed=0)
     moves = legal_moves(probe)

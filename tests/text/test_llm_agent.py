@@ -353,3 +353,26 @@ def test_play_with_fallback_none_stops_in_one_line(capsys: pytest.CaptureFixture
                      "--quiet", "--no-progress"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "gave no legal move" in err
+
+
+def test_fallback_plays_a_whole_move_over_sub_steps() -> None:
+    """Haggis builds a play card by card: the fallback's random move is finished, not re-asked."""
+    model = ScriptedModel(default="junk")
+    env = short_env("haggis_v0")
+    actions = 0
+    with chat_server(model) as url:
+        agent = make_agent(spec(url, "retries=0"), env, seed=0)
+        act = agent.act
+
+        def counting_act(observation, mask):  # type: ignore[no-untyped-def]
+            nonlocal actions
+            actions += 1
+            return act(observation, mask)
+
+        agent.act = counting_act  # type: ignore[method-assign]
+        play_game(env, [agent, make_agent("random", env, seed=1)], seed=2)
+    stats = agent.stats
+    assert actions > stats.moves  # some moves took several actions, the model asked once each
+    assert stats.fallbacks == stats.moves == len(model.requests)
+    finished = sum(1 for _, seat, _, _ in env.move_log if seat == 0)
+    assert finished in (stats.moves, stats.moves - 1)  # the last may be cut by the turn limit
