@@ -736,8 +736,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     p_serve.add_argument("--model", action="append", default=[], metavar="NAME=PATH",
                          help="a saved model clients may play by NAME, loaded once at start (repeatable; "
-                              "a saved SB3 model is a pickle: only files you trust), or a language model "
-                              "NAME=llm:MODEL@URL")
+                              "a saved SB3 model is a pickle: only files you trust)")
     p_serve.add_argument("--allow-host", action="append", default=[], metavar="HOST",
                          help="another name clients reach the server by, besides the bound host and "
                               "localhost (repeatable; other Host headers get 400)")
