@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -145,11 +146,17 @@ class HumanAgent:
         """Nothing to reset."""
 
 
+def split_agents(text: str) -> list[str]:
+    """Split a comma-separated agent list; a ``key=value`` after a comma belongs to the agent
+    before it (``llm:MODEL@URL,retries=2,random`` is two agents)."""
+    return [s.strip() for s in re.split(r",(?!\s*\w+\s*=)", text) if s.strip()]
+
+
 def build_agents(env: Any, spec: str, seed: int) -> list[Any]:
     """Build one agent per seat from ``random,heuristic,human,...`` (one name = every seat)."""
     from .agents import make_agent
 
-    names = [s.strip() for s in spec.split(",") if s.strip()]
+    names = split_agents(spec)
     n = len(env.possible_agents)
     if len(names) == 1:
         names = names * n
@@ -186,6 +193,7 @@ def writable(path: str | Path, what: str, folder: bool = False) -> None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play (or watch) one episode with the given agents (and append its record with ``--record``)."""
+    from .agents.llm import LLMError
     from .core.progress import Progress
 
     if args.record is not None:
@@ -195,13 +203,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     non_negative(args.seed, "--seed")
     env = make_env(args.env, args.option)
     agents = build_agents(env, args.agents, args.seed)
+    check_llm_servers(split_agents(args.agents))
     humans = [a.seat for a in agents if isinstance(a, HumanAgent)]
     viewer = humans[0] if len(humans) == 1 else None
     recorder = None
     if args.record is not None or args.gif is not None:
         from .records import Recorder
 
-        names = [s.strip() for s in args.agents.split(",") if s.strip()]
+        names = split_agents(args.agents)
         names = names * len(env.possible_agents) if len(names) == 1 else names
         recorder = Recorder(args.env, dict(parse_option(o) for o in args.option), args.seed, names)
     env.reset(seed=args.seed)
@@ -219,7 +228,10 @@ def cmd_play(args: argparse.Namespace) -> int:
                 env.step(None)
                 continue
             seat = env.possible_agents.index(agent)
-            action = agents[seat].act(obs["observation"], obs["action_mask"])
+            try:
+                action = agents[seat].act(obs["observation"], obs["action_mask"])
+            except LLMError as error:  # a language model with fallback=none gave no legal move
+                raise UsageError(str(error)) from None
             move = env.action_to_string(action)
             before = env.game_state()
             if recorder is not None:
@@ -241,6 +253,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.record is not None:
         assert recorder is not None
         from .records import append_record
+
+        talks = {str(seat): a.transcript for seat, a in enumerate(agents) if hasattr(a, "transcript")}
+        if talks:  # the conversations of language-model seats go with the record
+            recorder.record.transcripts = talks
 
         try:
             append_record(args.record, recorder.record)
@@ -350,6 +366,21 @@ def _replay_one(args: argparse.Namespace, record: Any, bar: Any) -> None:
         print("points: " + "  ".join(f"player_{i} {p}" for i, p in enumerate(points)) + status)
 
 
+def llm_factory(spec: str) -> Any:
+    """A factory ``(env, seed) -> agent`` of the ``llm:`` agent ``spec`` (checked now).
+
+    Raises:
+        UsageError: for a bad spec.
+    """
+    from .agents.llm import LLMAgent, parse_llm_options
+
+    try:
+        options = parse_llm_options(spec)
+    except ValueError as error:
+        raise UsageError(f"--model: {error}") from None
+    return lambda env, seed: LLMAgent(env, options, seed=seed)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the browser app (play, watch, replay) until interrupted.
 
@@ -381,10 +412,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
             split_host(host)
         except ValueError as error:
             raise UsageError(f"--allow-host: {error}") from None
+    llms = {name: spec for name, spec in models.items() if spec.startswith("llm:")}
+    check_llm_servers(list(llms.values()))
     for name, path in models.items():
-        print(f"cardgames: loading model {name} from {path}", flush=True)
+        if name not in llms:
+            print(f"cardgames: loading model {name} from {path}", flush=True)
     try:
-        catalog = AgentCatalog(models)
+        files = {name: path for name, path in models.items() if name not in llms}
+        catalog = AgentCatalog(files, extra={name: llm_factory(spec) for name, spec in llms.items()})
     except ValueError as error:
         raise UsageError(f"--model: {error}") from None
     settings = Settings(host=args.host, port=args.port, allow_hosts=tuple(args.allow_host),
@@ -528,6 +563,22 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_llm_servers(specs: Sequence[str]) -> None:
+    """Check once that the server of every ``llm:`` agent spec answers.
+
+    Raises:
+        UsageError: naming the server that cannot be reached.
+    """
+    from .agents.llm import LLMError, check_server, is_llm_kind
+
+    for spec in dict.fromkeys(specs):
+        if is_llm_kind(spec):
+            try:
+                check_server(spec)
+            except (LLMError, ValueError) as error:
+                raise UsageError(str(error)) from None
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate one agent against another over seeded games with rotating seats."""
     from .core.progress import Progress
@@ -545,13 +596,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
             f"--games must be a multiple of {seats}, the seats of {args.env}: every deal is played "
             f"once with the agent in each seat (got {args.games}; try {hint})"
         )
+    from .agents.llm import LLMError, is_llm_kind
+
+    check_llm_servers([args.agent, args.vs])  # once, before any game: unreachable is one line
+    agent: Any = args.agent
+    env: Any = args.env
+    if is_llm_kind(args.agent):  # one agent object, so that its counts can be printed after
+        from .agents import make_agent
+
+        env, options = make_env(args.env, args.option), {}
+        agent = make_agent(args.agent, env, seed=args.seed)
     try:
         with Progress(args.games, "games", "eval", progress_setting(args)) as bar:
-            result = evaluate(args.env, args.agent, args.vs, games=args.games, seed=args.seed,
-                              options=options, on_game=bar.advance)
-    except ValueError as error:
+            result = evaluate(env, agent, args.vs, games=args.games, seed=args.seed, options=options,
+                              on_game=bar.advance)
+    except (ValueError, LLMError) as error:
         raise UsageError(str(error)) from None
     print(result.summary())
+    if agent is not args.agent:
+        print(agent.stats.summary())
     return 0
 
 
@@ -567,10 +630,11 @@ def cmd_league(args: argparse.Namespace) -> int:
     if args.games % 2:
         raise UsageError(f"--games must be even: each deal is played twice, seats swapped (got {args.games})")
     non_negative(args.seed, "--seed")
-    specs = [a.strip() for a in args.agents.split(",") if a.strip()]
+    specs = split_agents(args.agents)
     if len(specs) < 2:
         raise UsageError("--agents needs at least two agents, separated by commas")
     check_agents(args.env, args.option, specs)
+    check_llm_servers(specs)
     total = len(specs) * (len(specs) - 1) // 2 * args.games
     try:
         with Progress(total, "games", "league", progress_setting(args)) as bar:

@@ -51,6 +51,9 @@ class GameRecord:
         truncated: the game was cut off by the turn limit.
         returns: each seat's RL return of the episode, once finished.
         points: each seat's game points (``rules.points``), once finished.
+        transcripts: the conversation of each seat played by a language model (seat number
+            as text -> its chat messages, ``{"role", "content"}``), or ``None``; replays
+            ignore it.
     """
 
     env: str
@@ -62,10 +65,11 @@ class GameRecord:
     truncated: bool = False
     returns: list[float] | None = None
     points: list[Any] | None = None
+    transcripts: dict[str, list[dict[str, str]]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the record as a JSON-ready dict (``format`` first)."""
-        return {
+        data = {
             "format": RECORD_FORMAT,
             "env": self.env,
             "options": dict(self.options),
@@ -77,6 +81,9 @@ class GameRecord:
             "returns": self.returns,
             "points": self.points,
         }
+        if self.transcripts is not None:  # only records with a language-model seat carry it
+            data["transcripts"] = self.transcripts
+        return data
 
     def to_json(self) -> str:
         """Return the record as one line of JSON."""
@@ -128,10 +135,16 @@ class GameRecord:
         points = data.get("points")
         if points is not None and not isinstance(points, list):
             raise RecordError(f"'points' must be a list, got {points!r}")
+        transcripts = data.get("transcripts")
+        if transcripts is not None and (
+            not isinstance(transcripts, dict)
+            or not all(isinstance(k, str) and isinstance(v, list) for k, v in transcripts.items())
+        ):
+            raise RecordError("'transcripts' must be an object of seat -> list of messages")
         return cls(
             env=env, options=options, seed=seed, moves=parsed, agents=agents,
             finished=bool(data.get("finished", False)), truncated=bool(data.get("truncated", False)),
-            returns=returns, points=points,
+            returns=returns, points=points, transcripts=transcripts,
         )
 
     @classmethod

@@ -114,7 +114,7 @@ def test_a_game_folder_imports_only_core_and_itself(game):
 
 
 FLOORS = {
-    "core": 0, "envs": 1, "registry": 2, "faces": 2, "vector": 3, "agents": 4, "wrappers": 5,
+    "core": 0, "envs": 1, "registry": 2, "faces": 2, "vector": 3, "text": 3, "agents": 4, "wrappers": 5,
     "integrations": 5, "training": 6, "records": 7, "web": 8, "docgen": 8, "pictures": 8, "cli": 9,
 }
 """Bottom to top: a module imports only from its own part of the package or a lower floor."""

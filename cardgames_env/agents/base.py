@@ -61,8 +61,9 @@ class RandomAgent:
 
 AGENT_KINDS = ("random", "heuristic", "search", "pretrained")
 """Named agent kinds (``search`` takes options: ``search:iterations=800``; ``pretrained`` is the
-policy shipped in the package); anything else given to :func:`make_agent` must be a path to a
-saved model."""
+policy shipped in the package); ``llm:MODEL@URL`` plays a language model behind an
+OpenAI-compatible server (:mod:`cardgames_env.agents.llm`); anything else given to :func:`make_agent` must be
+a path to a saved model."""
 
 
 def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
@@ -78,7 +79,9 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
             checkpoint folder (``cardgames.json`` +
             ``rllib_checkpoint.json``; needs ray), or ``"pretrained"`` (the policy shipped in
             the package for this env, played in numpy; see
-            :mod:`cardgames_env.agents.pretrained`).
+            :mod:`cardgames_env.agents.pretrained`), or ``"llm:MODEL@BASE_URL[,key=value...]"``
+            (a language model over the OpenAI chat-completions protocol; see
+            :mod:`cardgames_env.agents.llm`).
         env: the env the agent will play (its encoding tells heuristics how to read
             observations; a model must have been trained for this env and variant).
         seed: seed of the agent's own randomness.
@@ -101,6 +104,10 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
         from .search import SearchAgent
 
         return SearchAgent(env, kind, seed=seed)
+    if kind.startswith("llm:"):  # llm.is_llm_kind, without importing it
+        from .llm import LLMAgent
+
+        return LLMAgent(env, kind, seed=seed)
     if kind == "pretrained":
         from .pretrained import PretrainedAgent
 
@@ -118,5 +125,5 @@ def make_agent(kind: str, env: Any, seed: int | None = None) -> Agent:
         return ModelAgent.load(kind, env=env, seed=seed)
     raise ValueError(
         f"unknown agent {kind!r}; expected 'random', 'heuristic', 'search[:options]', "
-        "'pretrained' or a path to a saved model"
+        "'pretrained', 'llm:MODEL@URL' or a path to a saved model"
     )

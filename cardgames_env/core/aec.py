@@ -78,9 +78,12 @@ class CardGameEnv(AECEnv, EzPickle):
                 f"got {render_mode!r}"
             )
         self._pictures = render_mode == "rgb_array"
-        """Whether the env keeps what its pictures need (the view's memory, the last move)."""
+        """Whether the env draws pictures (``rgb_array``)."""
         if self._pictures:
             self._picture_view()
+        self._tracking = self._pictures
+        """Whether the env keeps the public record of the episode: the view's memory, the last
+        move and :attr:`move_log` (pictures and :meth:`track_moves` turn it on)."""
         self.render_mode = render_mode
         self.config = config_from_kwargs(self.rules.Config, options)
         self.encoding: Encoding = self.make_encoding(self.config)
@@ -121,6 +124,9 @@ class CardGameEnv(AECEnv, EzPickle):
         """Seat whose view ``render`` shows (other seats' hidden cards face down in a picture,
         left out of the text); ``None`` (the default) shows every card."""
         self._memory: dict[str, Any] = {}
+        self.move_log: list[tuple[Any, int, str, Any]] = []
+        """``(rules state before, seat, notation, rules state after)`` of every whole move of the
+        episode, kept once :meth:`track_moves` was called (empty otherwise)."""
         self._last_move: tuple[Any, int, str] | None = None
         """``(rules state before, seat, notation)`` of the last whole move, for the pictures."""
         self._pending_move: tuple[Any, int, str] | None = None
@@ -217,7 +223,7 @@ class CardGameEnv(AECEnv, EzPickle):
         if not 0 <= action < len(mask) or not mask[action]:
             raise _illegal_action(agent, action, mask)
         encoding = self.encoding
-        if self._pictures:
+        if self._tracking:
             self._note_move(player, action)
         decision = encoding.apply_action(self._decision, action)
         state = encoding.rules_state(decision)
@@ -230,7 +236,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self._to_move = next_player
         self._mask = None
         self.num_steps += 1
-        if self._pictures:
+        if self._tracking:
             self._remember(state)
         truncated = next_player != TERMINAL and self.num_steps >= self.max_steps
         if truncated:
@@ -491,10 +497,35 @@ class CardGameEnv(AECEnv, EzPickle):
 
         return game_view(type(self).spec, self.metadata["name"])
 
+    def track_moves(self) -> None:
+        """Keep from now on (call it before ``reset`` for whole episodes) the public record of
+        each episode: :attr:`move_log` (every whole move with the rules states around it) and the
+        game view's memory (public facts the rules state forgets), which the text face
+        (:mod:`cardgames_env.text`) reads. A game whose spec names no view keeps the log only.
+        """
+        self._tracking = True
+
+    @property
+    def tracks_moves(self) -> bool:
+        """Whether the env keeps the public record of its episodes (see :meth:`track_moves`)."""
+        return self._tracking
+
+    @property
+    def view_memory(self) -> dict[str, Any]:
+        """The game view's memory of the episode (see :mod:`cardgames_env.core.view`; kept
+        while the env tracks moves)."""
+        return self._memory
+
+    def _tracking_view(self) -> Any:
+        """The game's view module, or ``None`` for a game without one (no Pillow needed)."""
+        spec = type(self).spec
+        return None if spec is None or spec.view is None else spec.load("view")
+
     def _forget_pictures(self) -> None:
-        """Start the pictures' record of the episode: no memory, no last move, and frames as
-        tall as the first position's table (the zones of a game do not grow in number)."""
+        """Start the public record of the episode: no memory, no moves, no last move, and frames
+        as tall as the first position's table (the zones of a game do not grow in number)."""
         self._memory = {}
+        self.move_log = []
         self._last_move = self._pending_move = None
         self._picture_rows = 0
         if self._pictures:
@@ -512,10 +543,13 @@ class CardGameEnv(AECEnv, EzPickle):
         from .view import remember
 
         assert self._pending_move is not None
-        before, _, text = self._pending_move
+        before, seat, text = self._pending_move
         if after is not before:  # a whole move (a sub-step of one stays private to its seat)
             self._last_move = self._pending_move
-            self._memory = remember(self._picture_view(), self._memory, before, after, text)
+            self.move_log.append((before, seat, text, after))
+            view = self._tracking_view()
+            if view is not None:
+                self._memory = remember(view, self._memory, before, after, text)
 
     def _picture(self) -> np.ndarray:
         """The ``rgb_array`` frame of the current position as :attr:`render_viewer` sees it."""

@@ -84,6 +84,8 @@ def agent_label(spec: AgentSpec) -> str:
     if isinstance(spec, str):
         if spec in ("random", "heuristic") or is_search_kind(spec):
             return spec
+        if spec.startswith("llm:"):  # a language model: its model name, not the server's URL
+            return spec.partition("@")[0]
         path = Path(spec)
         if path.is_dir():
             return path.name
