@@ -222,7 +222,10 @@ class VectorEnv:
     """Each state array ``_get_state`` reads -> the array where the step kernel copies a
     slot's row when its game ends."""
 
-    def __init__(self, num_envs: int, seed: int | None = 0, max_steps: int | None = None, **options: Any):
+    def __init__(
+        self, num_envs: int, seed: int | None = 0, max_steps: int | None = None, *, deal: bool = True,
+        **options: Any,
+    ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         _check_seed(seed)
@@ -255,7 +258,8 @@ class VectorEnv:
         self._bounds: dict[int, np.ndarray] = {}
         self._setup()
         self._has_reset = False
-        self.reset(seed)
+        if deal:  # else the first reset deals (an owner that resets at once deals each slot once)
+            self.reset(seed)
 
     # -- threads ------------------------------------------------------------------------------
     def _use_kernels(

@@ -459,14 +459,14 @@ def final_evaluations(
 ) -> list[MatchResult]:
     """Evaluate a trained agent on ``env`` against random and (when the game has one) the
     heuristic over ``evals.final_games`` games each, on deals from ``evals.seed + 500000``, with
-    a bar of the games played (``progress``: see :class:`~cardgames_env.core.progress.Progress`);
-    log each summary line and return the results."""
+    a bar of the games played (``progress``: see :class:`~cardgames_env.core.progress.Progress`),
+    compared by ``evals.metric``; log each summary line and return the results."""
     games, seed = evals.final_games, evals.seed + 500_000
     results = []
     for opponent in ("random", "heuristic") if has_heuristic(env.info.name) else ("random",):
         with Progress(games, "games", f"final eval vs {opponent}", progress) as bar:
             result = evaluate(env, learner, opponent, games=games, seed=seed, agent_name="trained",
-                              opponent_name=opponent, on_game=bar.advance)
+                              opponent_name=opponent, on_game=bar.advance, metric=evals.metric)
         results.append(result)
         log(result.summary())
     return results

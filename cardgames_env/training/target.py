@@ -1,7 +1,8 @@
 """The game a training run learns, resolved once: :class:`TrainingTarget`.
 
 A run names its env once (``cardgames train ENV``); :meth:`TrainingTarget.resolve` turns the
-name and the variant options into the game's spec and one AEC env of that variant, and every
+name (any accepted spelling) and the variant options into the game's spec and one AEC env of
+that variant, and every
 part of the run (the learners, the opponents, the evaluations, the saved files) takes its envs
 from the target's factories instead of looking the name up again.
 """
@@ -30,7 +31,7 @@ class TrainingTarget:
     """One env and variant that a run trains on.
 
     Attributes:
-        env_name: the env name as the run was given it (logs, file names, summaries).
+        env_name: the canonical env name (``"<game>_v0"``: logs, file names, summaries).
         options: the variant's options.
         spec: the game's spec.
         probe: an AEC env of the variant, for its sizes and sidecars (never stepped).
@@ -42,15 +43,17 @@ class TrainingTarget:
     probe: CardGameEnv = field(repr=False)
 
     @classmethod
-    def resolve(cls, env_name: str, options: Mapping[str, Any] | None = None) -> TrainingTarget:
-        """Return the target of ``env_name`` with ``options``.
+    def resolve(cls, env: str | GameSpec, options: Mapping[str, Any] | None = None) -> TrainingTarget:
+        """Return the target of ``env`` (any accepted spelling of its name, or its spec) with
+        ``options``: the name is looked up here, once, and the probe is the one AEC env built.
 
         Raises:
             ValueError: for an unknown env or a bad option.
         """
+        spec = env if isinstance(env, GameSpec) else registry.spec(env)
         options = dict(options or {})
-        probe = registry.load(env_name).raw_env(**options)
-        return cls(env_name, options, registry.spec(probe.info.name), probe)
+        probe = spec.load("env")(**options)
+        return cls(spec.env_name, options, spec, probe)
 
     @property
     def game(self) -> str:
@@ -96,9 +99,12 @@ class TrainingTarget:
         self, num_envs: int, opponents: OpponentPool, learner_seat: int | None, seed: int
     ) -> VectorTrainingEnv:
         """The batched engine's ``num_envs`` games, one learner seat each, as an SB3 ``VecEnv``."""
+        from cardgames_env import vector
+
         from .vector_env import VectorTrainingEnv
 
-        return VectorTrainingEnv(self.env_name, num_envs, self.options, opponents=opponents,
+        engine = vector.make(self.spec, num_envs, seed=seed, deal=False, **self.options)
+        return VectorTrainingEnv(engine, options=self.options, probe=self.probe, opponents=opponents,
                                  learner_seat=learner_seat, seed=seed)
 
     def check_seat(self, seat: int | None) -> None:

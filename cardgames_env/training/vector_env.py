@@ -22,6 +22,9 @@ import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from cardgames_env.agents.pool import OpponentPool
+from cardgames_env.core.aec import CardGameEnv
+from cardgames_env.core.engine import VectorEnv
+from cardgames_env.core.spec import GameSpec
 from cardgames_env.wrappers.vector_env import CardGamesVectorEnv
 
 NO_INFO: Mapping[str, Any] = MappingProxyType({})
@@ -32,9 +35,12 @@ class VectorTrainingEnv(VecEnv):
     """One learner seat in each of ``num_envs`` batched games; opponents act in batch.
 
     Args:
-        env_name: a registered env name (``"<game>_v0"``).
-        num_envs: games stepped together.
+        env: a registered env name (``"<game>_v0"``), the game's spec, or its batched engine
+            (:func:`cardgames_env.vector.make`, best with ``deal=False``: ``reset`` deals).
+        num_envs: games stepped together (an engine given has its own).
         options: the env's variant options.
+        probe: an AEC env of the game and variant (default: one built from the engine's env
+            class).
         opponents: an agent spec for every other seat (``"random"``, ``"heuristic"``,
             ``"search"``, a model path...: any spec
             :func:`~cardgames_env.agents.batch.batch_policy` takes) or an
@@ -48,17 +54,19 @@ class VectorTrainingEnv(VecEnv):
 
     def __init__(
         self,
-        env_name: str,
-        num_envs: int,
+        env: str | GameSpec | VectorEnv,
+        num_envs: int | None = None,
         options: Mapping[str, Any] | None = None,
         opponents: str | OpponentPool = "random",
         learner_seat: int | None = None,
         seed: int = 0,
+        *,
+        probe: CardGameEnv | None = None,
     ):
         # A single spec is a pool of one, drawn per seat and game like any pool.
         pool = opponents if isinstance(opponents, OpponentPool) else OpponentPool(base=(opponents,))
         self.venv = CardGamesVectorEnv(
-            env_name, num_envs, opponents=pool, learner_seat=learner_seat, seed=seed, final_obs=False,
+            env, num_envs, probe=probe, opponents=pool, learner_seat=learner_seat, seed=seed, final_obs=False,
             copy=False, **dict(options or {}),
         )
         """The gymnasium vector env this layer drives."""
@@ -66,7 +74,7 @@ class VectorTrainingEnv(VecEnv):
         self.probe = self.venv.probe
         self.pool = self.venv.pool
         self.render_mode = None  # nothing to render; SB3's VecEnv reads it through get_attr
-        super().__init__(num_envs, self.engine.observation_space, self.engine.action_space)
+        super().__init__(self.engine.num_envs, self.engine.observation_space, self.engine.action_space)
         self._actions: np.ndarray | None = None
 
     @property
