@@ -328,3 +328,33 @@ def test_circle_checker_sees_function_level_and_relative_imports(tmp_path):
     assert import_circles(graph) == [["pkg.a", "pkg.sub.b"]]
     (package / "sub" / "b.py").write_text("def f():\n    return 1\n")
     assert import_circles(package_import_graph(package)) == []
+
+
+def test_no_class_named_vector_env_outside_the_gymnasium_face():
+    """``VectorEnv`` means gymnasium's vector env: the batched engine is ``BatchedEngine``, the
+    SB3 env ``SB3BatchedEnv``, the gymnasium face ``CardGamesVectorEnv``."""
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                assert node.name != "VectorEnv", f"{path.relative_to(PACKAGE)} defines class VectorEnv"
+
+
+@pytest.mark.parametrize(
+    ("module", "old", "new"),
+    [
+        ("cardgames_env.core.engine", "VectorEnv", "BatchedEngine"),
+        ("cardgames_env.vector", "VectorEnv", "BatchedEngine"),
+        ("cardgames_env.training.vector_env", "VectorTrainingEnv",
+         "cardgames_env.training.sb3_vec_env:SB3BatchedEnv"),
+        ("cardgames_env.training.evaluate", "GameRecord", "GameOutcome"),
+    ],
+)
+def test_old_public_names_still_work_with_a_deprecation_warning(module, old, new):
+    import importlib
+
+    if module.startswith("cardgames_env.training"):
+        pytest.importorskip("stable_baselines3")
+    where, _, name = new.rpartition(":") if ":" in new else (module, "", new)
+    with pytest.deprecated_call():
+        found = getattr(importlib.import_module(module), old)
+    assert found is getattr(importlib.import_module(where), name)

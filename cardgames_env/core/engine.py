@@ -1,6 +1,6 @@
-"""``VectorEnv``: the batched-engine driver written once; each game supplies its kernels.
+"""``BatchedEngine``: the batched-engine driver written once; each game supplies its kernels.
 
-A game's batched engine subclasses :class:`VectorEnv` in ``envs/<game>/kernel.py``. The base class
+A game's batched engine subclasses :class:`BatchedEngine` in ``envs/<game>/kernel.py``. The base class
 validates options (the AEC env's ``Config``, so the same ``ValueError``s), owns the output
 buffers, the per-slot random streams and step counters, and checks every action before any
 slot changes; the subclass implements five hooks:
@@ -25,7 +25,7 @@ the faster of the two by timing.
 
 A step that ends a slot's game first copies the finished game's state arrays (those that
 ``_get_state`` reads, named by ``FINAL_ARRAYS``) into their ``final_*`` twins, so
-:meth:`VectorEnv.final_state` can return the position the game ended in.
+:meth:`BatchedEngine.final_state` can return the position the game ended in.
 
 Contract of the outputs (``docs/vector.md``):
 
@@ -57,6 +57,7 @@ from gymnasium import spaces
 from numba import njit
 
 from .aec import CardGameEnv, resolve_max_steps
+from .deprecation import renamed
 from .game import GameInfo, config_from_kwargs
 from .threads import MIN_CHUNK, aligned_zeros, chunk_bounds, kernel_threads
 
@@ -201,7 +202,7 @@ def _slot_seeds(seed: int | None, num_envs: int) -> np.ndarray:
     return np.random.SeedSequence(seed).generate_state(num_envs, dtype=np.uint64)
 
 
-class VectorEnv:
+class BatchedEngine:
     """``num_envs`` games of one env stepped together (see the module docstring).
 
     Attributes:
@@ -541,3 +542,5 @@ class VectorEnv:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name}, num_envs={self.num_envs}, config={self.config})"
 
+
+__getattr__ = renamed(__name__, {"VectorEnv": "BatchedEngine"}, globals())

@@ -106,7 +106,7 @@ VEC_ENVS = ("dummy", "subproc")
 ENGINES = ("aec", "vector")
 """Values of the ``engine`` setting (``--engine``): the AEC env one game at a time
 (``SingleAgentEnv`` under an SB3 vec env), or the batched engine
-(:class:`~cardgames_env.training.vector_env.VectorTrainingEnv`)."""
+(:class:`~cardgames_env.training.sb3_vec_env.SB3BatchedEnv`)."""
 ALGOS = ("ppo", "dmc")
 """Values of the ``algo`` setting (``--algo``): sb3-contrib's MaskablePPO, or Deep
 Monte-Carlo on the batched engine (:mod:`cardgames_env.training.dmc`)."""

@@ -1,6 +1,6 @@
 """Deep Monte-Carlo (DMC) training on the batched engines: ``cardgames train ENV --algo dmc``.
 
-DouZero's learning rule, on :class:`~cardgames_env.training.vector_env.VectorTrainingEnv`:
+DouZero's learning rule, on :class:`~cardgames_env.training.sb3_vec_env.SB3BatchedEnv`:
 
 * **Q-network.** ``Q(s, ·) = tanh-MLP(observation) @ W + b``: one value per action of the
   env's action space. This is the shape of the shipped policies

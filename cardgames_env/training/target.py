@@ -23,7 +23,7 @@ from .config import OPPONENT_MODES, SelfPlayConfig
 if TYPE_CHECKING:  # the factories import these when called
     from cardgames_env.wrappers.single_agent import SingleAgentEnv
 
-    from .vector_env import VectorTrainingEnv
+    from .sb3_vec_env import SB3BatchedEnv
 
 
 @dataclass(frozen=True)
@@ -97,14 +97,14 @@ class TrainingTarget:
 
     def vector_env(
         self, num_envs: int, opponents: OpponentPool, learner_seat: int | None, seed: int
-    ) -> VectorTrainingEnv:
+    ) -> SB3BatchedEnv:
         """The batched engine's ``num_envs`` games, one learner seat each, as an SB3 ``VecEnv``."""
         from cardgames_env import vector
 
-        from .vector_env import VectorTrainingEnv
+        from .sb3_vec_env import SB3BatchedEnv
 
         engine = vector.make(self.spec, num_envs, seed=seed, deal=False, **self.options)
-        return VectorTrainingEnv(engine, options=self.options, probe=self.probe, opponents=opponents,
+        return SB3BatchedEnv(engine, options=self.options, probe=self.probe, opponents=opponents,
                                  learner_seat=learner_seat, seed=seed)
 
     def check_seat(self, seat: int | None) -> None:

@@ -1,6 +1,6 @@
 """Batched engines: thousands of games of one env stepped at once, bit-exact with the AEC envs.
 
-``make(name, num_envs, seed=0, **options)`` returns a :class:`VectorEnv` whose ``reset`` and
+``make(name, num_envs, seed=0, **options)`` returns a :class:`BatchedEngine` whose ``reset`` and
 ``step`` work on every slot together (compiled kernels, on every thread Numba may use), with the same
 observations, masks, rewards and game ends as the AEC env for the same state. Each game's
 engine lives in its folder (its spec's ``kernel``); the driver they share is
@@ -13,7 +13,8 @@ import importlib
 from typing import Any
 
 from cardgames_env import registry
-from cardgames_env.core.engine import PARALLEL_MIN_ENVS, STAY, KernelChooser, VectorEnv
+from cardgames_env.core.deprecation import renamed
+from cardgames_env.core.engine import PARALLEL_MIN_ENVS, STAY, BatchedEngine, KernelChooser
 from cardgames_env.core.spec import GameSpec
 
 
@@ -33,7 +34,7 @@ def available() -> list[str]:
 
 def make(
     name: str | GameSpec, num_envs: int, seed: int | None = 0, *, deal: bool = True, **options: Any
-) -> VectorEnv:
+) -> BatchedEngine:
     """Return the batched engine of env ``name`` with ``num_envs`` slots, reset with ``seed``.
 
     Args:
@@ -58,8 +59,11 @@ def make(
     if game.kernel is None:
         engines = ", ".join(s.env_name for s in registry.specs() if s.kernel is not None)
         raise ValueError(f"{game.env_name} has no batched engine; batched engines exist for: {engines}")
-    cls: type[VectorEnv] = game.load("kernel")
+    cls: type[BatchedEngine] = game.load("kernel")
     return cls(num_envs, seed=seed, deal=deal, **options)
 
 
-__all__ = ["PARALLEL_MIN_ENVS", "STAY", "KernelChooser", "VectorEnv", "available", "make"]
+__all__ = ["PARALLEL_MIN_ENVS", "STAY", "KernelChooser", "BatchedEngine", "available", "make"]
+
+
+__getattr__ = renamed(__name__, {"VectorEnv": "BatchedEngine"}, globals())

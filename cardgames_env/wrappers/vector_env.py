@@ -59,7 +59,7 @@ from cardgames_env import vector
 from cardgames_env.agents.batch import as_batch_policy
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.core.aec import CardGameEnv
-from cardgames_env.core.engine import VectorEnv
+from cardgames_env.core.engine import BatchedEngine
 from cardgames_env.core.rng import check_seed
 from cardgames_env.core.spec import GameSpec
 from cardgames_env.wrappers.single_agent import check_learner_seat
@@ -108,7 +108,7 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
 
     def __init__(
         self,
-        env: str | GameSpec | VectorEnv,
+        env: str | GameSpec | BatchedEngine,
         num_envs: int | None = None,
         *,
         probe: CardGameEnv | None = None,
@@ -123,7 +123,7 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
     ):
         seed = check_seed(seed)
         self.engine = _engine(env, num_envs, seed, options)
-        """The batched engine (:class:`cardgames_env.vector.VectorEnv`): ``state(i)``, rewards..."""
+        """The batched engine (:class:`cardgames_env.vector.BatchedEngine`): ``state(i)``, rewards..."""
         self.probe = probe if probe is not None else self.engine.env_cls(**options)
         """An AEC env of the same game and variant (what agents and encodings are built for)."""
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
@@ -555,14 +555,14 @@ def _autoreset_mode(mode: Any) -> AutoresetMode:
     return mode
 
 
-def _engine(env: str | GameSpec | VectorEnv, num_envs: int | None, seed: int | None,
-            options: dict[str, Any]) -> VectorEnv:
+def _engine(env: str | GameSpec | BatchedEngine, num_envs: int | None, seed: int | None,
+            options: dict[str, Any]) -> BatchedEngine:
     """The engine to drive: ``env`` itself, or one built (without a deal: ``reset`` deals).
 
     Raises:
         ValueError: for an engine given with a ``num_envs`` other than its own.
     """
-    if isinstance(env, VectorEnv):
+    if isinstance(env, BatchedEngine):
         if num_envs is not None and num_envs != env.num_envs:
             raise ValueError(f"num_envs {num_envs} differs from the engine's {env.num_envs}")
         return env

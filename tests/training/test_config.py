@@ -23,7 +23,8 @@ def test_ppo_defaults_differ_from_maskable_ppos_only_where_the_docstring_says() 
     ones PPOConfig's docstring names (``n_steps``, ``batch_size``, ``n_epochs``, ``ent_coef``)."""
     sb3_contrib = pytest.importorskip("sb3_contrib")
     signature = inspect.signature(sb3_contrib.MaskablePPO.__init__).parameters
-    differ = {name for name, value in PPOConfig().model_arguments().items() if signature[name].default != value}
+    arguments = PPOConfig().model_arguments()
+    differ = {name for name, value in arguments.items() if signature[name].default != value}
     assert differ == {"n_steps", "batch_size", "n_epochs", "ent_coef"}
     for name in differ | {"net_arch"}:
         assert f"``{name}``" in (PPOConfig.__doc__ or ""), name

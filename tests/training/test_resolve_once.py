@@ -98,7 +98,8 @@ def test_a_namespaced_name_runs_under_the_canonical_name_and_the_config_files_me
 @pytest.mark.parametrize(("metric", "reported"), [("points", "points_diff"), ("return", "return_diff")])
 def test_final_evaluations_compare_by_the_metric_they_are_given(metric, reported):
     env = RED7.load("env")(num_players=3)  # two-player games report the win rate
-    results = final_evaluations(env, "random", EvalConfig(final_games=2, metric=metric), False, lambda _: None)
+    evals = EvalConfig(final_games=2, metric=metric)
+    results = final_evaluations(env, "random", evals, False, lambda _: None)
     assert {r.metric for r in results} == {reported}
 
 
@@ -134,7 +135,8 @@ def test_the_defaults_are_the_dataclasses_fields():
 
 
 def test_every_command_line_override_is_a_train_flag_and_sets_its_settings():
-    train = next(a for a in build_parser()._subparsers._group_actions[0].choices.items() if a[0] == "train")[1]
+    commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    train = commands["train"]
     flags = {action.dest: action for action in train._actions}
     samples = {"timesteps": 7, "opponents": "random", "n_envs": 3, "vec_env": "subproc", "engine": "aec",
                "algo": "ppo", "eval_games": 5, "imitation_games": 4, "imitation_teacher": "heuristic",
