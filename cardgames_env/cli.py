@@ -188,7 +188,7 @@ def writable(path: str | Path, what: str, folder: bool = False) -> None:
 
 def cmd_play(args: argparse.Namespace) -> int:
     """Play (or watch) one episode with the given agents (and append its record with ``--record``)."""
-    from .core.progress import Progress
+    from .display.progress import Progress
 
     if args.record is not None:
         writable(args.record, "--record")
@@ -258,7 +258,7 @@ def gif_ready(path: str) -> None:
     Raises:
         UsageError: for a path that cannot be written, not ending in ``.gif``, or no Pillow.
     """
-    from .core.picture import PicturesUnavailable, require_pillow
+    from .display.picture import PicturesUnavailable, require_pillow
 
     if not str(path).lower().endswith(".gif"):
         raise UsageError(f"--gif must name a .gif file, got {path!r}")
@@ -271,7 +271,7 @@ def gif_ready(path: str) -> None:
 
 def write_game_gif(args: argparse.Namespace, record: Any, viewer: int | None) -> None:
     """Draw ``record`` as an animated GIF at ``args.gif`` (one frame per move, after the deal)."""
-    from .core.progress import Progress
+    from .display.progress import Progress
     from .pictures import record_frames, write_gif
 
     frames = []
@@ -288,7 +288,7 @@ def write_game_gif(args: argparse.Namespace, record: Any, viewer: int | None) ->
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay the games of a record file in the terminal, checking that they replay exactly."""
-    from .core.progress import Progress, is_terminal
+    from .display.progress import Progress, is_terminal
     from .records import RecordError, read_records
 
     if args.gif is not None:
@@ -610,7 +610,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Export a trained model as a torch-free policy (``DEST.npz`` + ``DEST.json``)."""
     writable(Path(args.dest).parent, "DEST_STEM's folder", folder=True)
     from .agents.pretrained import MAX_BYTES
-    from .core.progress import Progress
+    from .display.progress import Progress
     from .training.export import EXPORT_STAGES, export_policy
 
     limit = MAX_BYTES if args.shipping_limit else None

@@ -440,9 +440,9 @@ class BatchedEngine:
             ValueError: for a game without a view, or a viewer that is not a seat.
             ImportError: when Pillow is missing (the message names the extra).
         """
-        from .picture import draw_position, game_view
-
-        return draw_position(self.rules, game_view(self.env_cls.spec, self.name), self.state(i), viewer)
+        drawing = self.env_cls.require_drawing()
+        view = drawing.game_view(self.env_cls.spec, self.name)
+        return drawing.draw_position(self.rules, view, self.state(i), viewer)
 
     def final_state(self, i: int) -> Any:
         """Return the rules ``State`` slot ``i``'s last finished game ended in: terminal, or

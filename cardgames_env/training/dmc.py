@@ -52,7 +52,7 @@ from cardgames_env.agents.batch import random_legal
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
 from cardgames_env.core.masks import legal_rows
-from cardgames_env.core.progress import Progress
+from cardgames_env.display.progress import Progress
 
 from .config import EvalConfig, TrainConfig, rounding_note, whole_units
 from .evaluate import evaluate

@@ -30,7 +30,7 @@ from cardgames_env.agents.base import Agent, has_heuristic, make_agent
 from cardgames_env.agents.search import is_search_kind
 from cardgames_env.core.aec import CardGameEnv
 from cardgames_env.core.deprecation import renamed
-from cardgames_env.core.progress import Progress
+from cardgames_env.display.progress import Progress
 from cardgames_env.registry import load
 
 from .config import EvalConfig, score_by
@@ -461,7 +461,7 @@ def final_evaluations(
 ) -> list[MatchResult]:
     """Evaluate a trained agent on ``env`` against random and (when the game has one) the
     heuristic over ``evals.final_games`` games each, on deals from ``evals.seed + 500000``, with
-    a bar of the games played (``progress``: see :class:`~cardgames_env.core.progress.Progress`),
+    a bar of the games played (``progress``: see :class:`~cardgames_env.display.progress.Progress`),
     compared by ``evals.metric``; log each summary line and return the results."""
     games, seed = evals.final_games, evals.seed + 500_000
     results = []

@@ -14,7 +14,7 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from cardgames_env.agents.model import ModelAgent, write_sidecar
-from cardgames_env.core.progress import Progress
+from cardgames_env.display.progress import Progress
 
 from .config import TrainConfig
 from .evaluate import evaluate
