@@ -530,7 +530,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
     try:
         overrides = Overrides(**{name: getattr(args, name) for name in Overrides.names()})
-        config = resolve_config(target.game, args.config, overrides)
+        config = resolve_config(target.spec, args.config, overrides)
         train(target, config, seed=args.seed, out=args.out, progress=progress_setting(args))
     except ValueError as error:
         raise UsageError(str(error)) from None

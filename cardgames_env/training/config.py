@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cardgames_env import registry
+from cardgames_env.core.spec import GameSpec
 
 
 def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -48,13 +49,21 @@ GAME_CONFIG = "config.json"
 """File name of a game's training settings in its folder."""
 
 
-def game_config_file(game: str) -> Traversable | None:
-    """Return a game's own settings file, or ``None`` for a game without one (or unknown)."""
+def _spec_or_none(game: str | GameSpec) -> GameSpec | None:
+    """The spec of ``game`` (a name or the spec itself), or ``None`` for an unknown name."""
+    if isinstance(game, GameSpec):
+        return game
     try:
-        found = registry.spec(game).resource(GAME_CONFIG)
+        return registry.spec(game)
     except ValueError:
         return None
-    return found if found.is_file() else None
+
+
+def game_config_file(game: str | GameSpec) -> Traversable | None:
+    """Return a game's own settings file, or ``None`` for a game without one (or unknown)."""
+    spec = _spec_or_none(game)
+    found = spec.resource(GAME_CONFIG) if spec is not None else None
+    return found if found is not None and found.is_file() else None
 
 
 NOTE_KEYS = ("_why", "description")
@@ -66,18 +75,20 @@ def default_settings() -> dict[str, Any]:
     return TrainConfig().as_dict()
 
 
-def load_config(game: str, path: str | Path | None = None) -> dict[str, Any]:
+def load_config(game: str | GameSpec, path: str | Path | None = None) -> dict[str, Any]:
     """Return the training settings of ``game``: :class:`TrainConfig`'s defaults, then the
     game's config.json, then ``path``.
 
     Args:
-        game: game id or env name; a game without its own file gets the defaults.
+        game: the game's spec, or its id or env name; a game without its own file gets the
+            defaults.
         path: an optional JSON file of further overrides.
     """
     config = default_settings()
-    game_file = game_config_file(game)
-    if game_file is not None:
-        source = f"{registry.spec(game).game}/{GAME_CONFIG}"
+    spec = _spec_or_none(game)
+    game_file = game_config_file(spec) if spec is not None else None
+    if spec is not None and game_file is not None:
+        source = f"{spec.game}/{GAME_CONFIG}"
         config = _merge(config, _read_json(game_file.read_text(encoding="utf-8"), source))
     if path is not None:
         p = Path(path)
@@ -616,7 +627,7 @@ def _select_sections(settings: dict[str, Any]) -> None:
 
 
 def resolve_config(
-    game: str, path: str | Path | None = None, overrides: Overrides = Overrides()
+    game: str | GameSpec, path: str | Path | None = None, overrides: Overrides = Overrides()
 ) -> TrainConfig:
     """Return the settings of a run: the defaults, the game's config.json, the file ``path``,
     then the ``overrides``; checked once, without importing any RL library.

@@ -161,7 +161,7 @@ def _config(target: TrainingTarget, config: TrainConfig | None, settings: Mappin
                       stacklevel=3)
     given = dict(settings)
     path = given.pop("config_path", None)
-    return resolve_config(target.game, path, Overrides(**given))
+    return resolve_config(target.spec, path, Overrides(**given))
 
 
 def _learner(config: TrainConfig) -> Learner:
