@@ -160,3 +160,44 @@ def test_train_takes_a_config_and_warns_on_the_old_keywords(tmp_path: Path):
         train("red7_v0", TrainConfig(), out=tmp_path / "a", timesteps=5)
     with pytest.deprecated_call(), pytest.raises(ValueError, match="timesteps"):
         train("red7_v0", out=tmp_path / "b", timesteps=-1)
+
+
+SECTIONS = ("ppo", "dmc", "vector", "imitation", "eval", "selfplay")
+THROUGH_CONFIG = {"n_envs_cuda"}  # read by resolve_config and TrainConfig.for_device
+
+
+def test_every_setting_is_read_outside_the_settings_module():
+    """Each field of TrainConfig and its sections is read (``.name``) by a consumer in the
+    training package; PPO's go to MaskablePPO through ``model_arguments`` (next test)."""
+    import re
+
+    folder = Path(__file__).resolve().parents[2] / "cardgames_env" / "training"
+    code = "\n".join(p.read_text(encoding="utf-8") for p in folder.glob("*.py") if p.name != "config.py")
+    config = TrainConfig()
+    for owner in (config, *(getattr(config, s) for s in SECTIONS if s != "ppo")):
+        for f in dataclasses.fields(owner):
+            if f.name not in SECTIONS and f.name not in THROUGH_CONFIG:
+                assert re.search(rf"\.{f.name}\b", code), f"{type(owner).__name__}.{f.name} is read nowhere"
+
+
+def test_every_ppo_setting_reaches_maskable_ppo():
+    from cardgames_env.training import ppo
+    from cardgames_env.training.config import PPOConfig
+    from cardgames_env.training.target import TrainingTarget
+
+    changed = {"learning_rate": 1e-3, "n_steps": 16, "batch_size": 32, "n_epochs": 3, "gamma": 0.9,
+               "gae_lambda": 0.8, "clip_range": 0.3, "clip_range_vf": 0.4, "normalize_advantage": False,
+               "ent_coef": 0.05, "vf_coef": 0.25, "max_grad_norm": 0.7, "target_kl": 0.02,
+               "stats_window_size": 7, "net_arch": [8]}
+    assert set(changed) == {f.name for f in dataclasses.fields(PPOConfig)}
+    target = TrainingTarget.resolve("red7_v0")
+    venv = target.vector_env(2, target.opponent_pool("random", TrainConfig().selfplay), None, 0)
+    model = ppo._model(venv, TrainConfig(engine="vector", n_envs=2, ppo=PPOConfig(**changed)), 0, "cpu")
+    for name, value in changed.items():
+        if name == "net_arch":
+            assert model.policy.net_arch == value
+            continue
+        found = getattr(model, name, getattr(model, f"_{name}", None))
+        found = found(1.0) if callable(found) else found
+        assert found == pytest.approx(value), name
+    venv.close()
