@@ -1,4 +1,4 @@
-"""Rollout speed against batched opponents: a random learner in ``VectorTrainingEnv``.
+"""Rollout speed against batched opponents: a random learner in ``SB3BatchedEnv``.
 
 No network and no PPO: the learner's actions are uniformly random, so the figure is the
 engine plus the opponents (``--opponents heuristic``: the heuristics asked row by row) for
@@ -18,12 +18,12 @@ from bench_vector import machine  # type: ignore[import-not-found]  # the siblin
 
 from cardgames_env import vector
 from cardgames_env.agents.batch import random_legal
-from cardgames_env.training.vector_env import VectorTrainingEnv
+from cardgames_env.training.sb3_vec_env import SB3BatchedEnv
 
 
 def measure(env_name: str, opponents: str, num_envs: int, seconds: float, seed: int) -> tuple[float, float]:
     """Return (learner steps/s, env steps/s) of a random learner against ``opponents``."""
-    env = VectorTrainingEnv(env_name, num_envs=num_envs, opponents=opponents, seed=seed)
+    env = SB3BatchedEnv(env_name, num_envs=num_envs, opponents=opponents, seed=seed)
     env.reset()
     rng = np.random.default_rng(seed)
     for _ in range(3):  # compile or load the engine's kernels outside the timing

@@ -52,7 +52,7 @@ from bench_vector import add_run_arguments, check_run_arguments, machine, parse_
 from numba import njit, prange
 
 from cardgames_env.core.threads import kernel_threads, max_kernel_threads, set_kernel_threads
-from cardgames_env.vector import VectorEnv, make
+from cardgames_env.vector import BatchedEngine, make
 
 ENGINE_SUBJECTS = (
     "gongzhu_v0", "jaipur_v0", "jaipur_v0[exchange_encoding=substeps]", "red7_v0",
@@ -86,7 +86,7 @@ class EngineLoop:
 
     def __init__(self, subject: str, n: int, threads: list[int]):
         name, options = parse_subject(subject)
-        self.vec: VectorEnv = make(name, num_envs=n, seed=0, **options)
+        self.vec: BatchedEngine = make(name, num_envs=n, seed=0, **options)
         self.states = np.random.SeedSequence(1).generate_state(n, dtype=np.uint64)
         self.actions = np.zeros(n, dtype=np.int64)
         for count in threads:  # compile or load every kernel before timing

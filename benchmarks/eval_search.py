@@ -20,7 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from cardgames_env.training.evaluate import GameRecord, evaluate, summarize
+from cardgames_env.training.evaluate import GameOutcome, evaluate, summarize
 
 
 def parse_options(pairs: list[str]) -> dict[str, Any]:
@@ -79,11 +79,11 @@ def main() -> None:
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for done in pool.map(run_chunk, *zip(*jobs)) if jobs else ():
             print(f"saved {done}", flush=True)
-    records: list[tuple[int, GameRecord]] = []
+    records: list[tuple[int, GameOutcome]] = []
     for k in range(args.games // args.chunk):
         data = json.loads((out / f"chunk{k:03d}_{args.chunk}.json").read_text())
         for seat, returns, points, steps in data["records"]:
-            records.append((seat, GameRecord(tuple(returns), tuple(points), steps)))
+            records.append((seat, GameOutcome(tuple(returns), tuple(points), steps)))
     from cardgames_env.training.config import score_by
 
     result = summarize(raw.metadata["name"], args.agent, args.vs, n, records, score_by(raw.info.name))

@@ -31,6 +31,8 @@ from typing import Any
 
 from .agents.base import AGENT_KINDS
 from .registry import env_names, load
+from .registry import spec as registry_spec
+from .training.config import ALGOS, ENGINES, OPPONENT_MODES, OVERRIDES, VEC_ENVS, Overrides, default_of
 
 
 class UsageError(Exception):
@@ -194,7 +196,7 @@ def writable(path: str | Path, what: str, folder: bool = False) -> None:
 def cmd_play(args: argparse.Namespace) -> int:
     """Play (or watch) one episode with the given agents (and append its record with ``--record``)."""
     from .agents.llm import LLMError
-    from .core.progress import Progress
+    from .display.progress import Progress
 
     if args.record is not None:
         writable(args.record, "--record")
@@ -272,7 +274,7 @@ def gif_ready(path: str) -> None:
     Raises:
         UsageError: for a path that cannot be written, not ending in ``.gif``, or no Pillow.
     """
-    from .core.picture import PicturesUnavailable, require_pillow
+    from .display.picture import PicturesUnavailable, require_pillow
 
     if not str(path).lower().endswith(".gif"):
         raise UsageError(f"--gif must name a .gif file, got {path!r}")
@@ -285,7 +287,7 @@ def gif_ready(path: str) -> None:
 
 def write_game_gif(args: argparse.Namespace, record: Any, viewer: int | None) -> None:
     """Draw ``record`` as an animated GIF at ``args.gif`` (one frame per move, after the deal)."""
-    from .core.progress import Progress
+    from .display.progress import Progress
     from .pictures import record_frames, write_gif
 
     frames = []
@@ -302,7 +304,7 @@ def write_game_gif(args: argparse.Namespace, record: Any, viewer: int | None) ->
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay the games of a record file in the terminal, checking that they replay exactly."""
-    from .core.progress import Progress, is_terminal
+    from .display.progress import Progress, is_terminal
     from .records import RecordError, read_records
 
     if args.gif is not None:
@@ -457,6 +459,21 @@ def env_options(name: str, options: Sequence[str]) -> dict[str, Any]:
     return dict(parse_option(o) for o in options)
 
 
+def train_target(name: str, options: Sequence[str]) -> Any:
+    """Resolve ``cardgames train``'s env and ``key=value`` options once (the run's one probe
+    env), turning mistakes into UsageError."""
+    from .training.target import TrainingTarget
+
+    try:
+        spec = registry_spec(name)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    try:
+        return TrainingTarget.resolve(spec, dict(parse_option(o) for o in options))
+    except (ValueError, TypeError) as error:
+        raise UsageError(f"bad option for {name}: {error}") from None
+
+
 def check_agents(name: str, options: Sequence[str], specs: Sequence[str]) -> None:
     """Build each agent spec once for the env, turning a bad one into a UsageError."""
     from .agents import make_agent
@@ -471,8 +488,7 @@ def check_agents(name: str, options: Sequence[str], specs: Sequence[str]) -> Non
 
 RLLIB_ONLY = ("num_env_runners", "envs_per_runner", "address", "iterations", "rllib_setup")
 """``cardgames train`` options of the RLlib backend (defaults None)."""
-SB3_ONLY = ("timesteps", "opponents", "n_envs", "vec_env", "engine", "eval_games", "config",
-            "imitation_games", "imitation_teacher", "algo", "device", "threads")
+SB3_ONLY = (*Overrides.names(), "config")
 """``cardgames train`` options of the SB3 backend (defaults None)."""
 
 
@@ -504,7 +520,7 @@ def cmd_train_rllib(args: argparse.Namespace, options: dict[str, Any]) -> int:
             f"--backend rllib needs the 'rllib' extra (pip install cardgames-env[rllib]): {error}"
         ) from None
     setup = args.rllib_setup or "selfplay"
-    out = args.out or f"runs/{args.env.removeprefix('cardgames/')}-rllib-{setup}-s{args.seed}"
+    out = args.out or f"runs/{registry_spec(args.env).env_name}-rllib-{setup}-s{args.seed}"
     try:
         train_rllib(
             args.env, options=options, setup=setup, iterations=args.iterations or 10,
@@ -522,9 +538,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         writable(args.out, "--out", folder=True)
     else:  # the run folder will be made under runs/ (its name depends on the settings)
         writable("runs", "the default run folder", folder=True)
-    options = env_options(args.env, args.option)
     if getattr(args, "backend", "sb3") == "rllib":
-        return cmd_train_rllib(args, options)
+        return cmd_train_rllib(args, env_options(args.env, args.option))
     given = [name for name in RLLIB_ONLY if getattr(args, name, None) is not None]
     if given:
         raise UsageError(f"--{given[0].replace('_', '-')} belongs to --backend rllib")
@@ -539,21 +554,19 @@ def cmd_train(args: argparse.Namespace) -> int:
         # A config file may still ask for imitation games: train() checks that case.
         raise UsageError("--timesteps must be a positive integer (0 only with --imitation-games N)")
     non_negative(args.seed, "--seed")
+    target = train_target(args.env, args.option)
     try:
         from .training.train import train
     except ImportError as error:
         raise UsageError(
             f"training needs the 'train' extra (pip install cardgames-env[train]): {error}"
         ) from None
+    from .training.config import resolve_config
+
     try:
-        train(
-            args.env, options=options, timesteps=args.timesteps, opponents=args.opponents,
-            n_envs=args.n_envs, seed=args.seed, out=args.out, vec_env=args.vec_env,
-            eval_games=args.eval_games, progress=progress_setting(args), config_path=args.config,
-            engine=args.engine, imitation_games=args.imitation_games,
-            imitation_teacher=args.imitation_teacher, algo=args.algo, device=args.device,
-            threads=args.threads,
-        )
+        overrides = Overrides(**{name: getattr(args, name) for name in Overrides.names()})
+        config = resolve_config(target.spec, args.config, overrides)
+        train(target, config, seed=args.seed, out=args.out, progress=progress_setting(args))
     except ValueError as error:
         raise UsageError(str(error)) from None
     except ImportError as error:
@@ -581,7 +594,7 @@ def check_llm_servers(specs: Sequence[str]) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate one agent against another over seeded games with rotating seats."""
-    from .core.progress import Progress
+    from .display.progress import Progress
     from .training.evaluate import evaluate
 
     options = env_options(args.env, args.option)
@@ -622,7 +635,7 @@ def cmd_league(args: argparse.Namespace) -> int:
     """Play a round-robin league and print (and save) its Elo table."""
     if args.out is not None:  # first: a destination that cannot be written would waste the games
         writable(args.out, "--out", folder=True)
-    from .core.progress import Progress
+    from .display.progress import Progress
     from .training.evaluate import league
 
     options = env_options(args.env, args.option)
@@ -661,7 +674,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Export a trained model as a torch-free policy (``DEST.npz`` + ``DEST.json``)."""
     writable(Path(args.dest).parent, "DEST_STEM's folder", folder=True)
     from .agents.pretrained import MAX_BYTES
-    from .core.progress import Progress
+    from .display.progress import Progress
     from .training.export import EXPORT_STAGES, export_policy
 
     limit = MAX_BYTES if args.shipping_limit else None
@@ -689,6 +702,19 @@ def cmd_curve(args: argparse.Namespace) -> int:
     return 0
 
 
+class _DefaultsFormatter(argparse.HelpFormatter):
+    """Help that shows each option's default: ``(default: X)`` after a help that names none
+    (flags, empty lists and ``None`` have no default worth showing)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        empty = default is None or default is False or default == [] or default is argparse.SUPPRESS
+        if "default" in text or not action.option_strings or empty:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (UsageError), not usage plus message."""
 
@@ -697,150 +723,206 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """Return the argument parser of the ``cardgames`` command."""
+    """Return the argument parser of the ``cardgames`` command (every subcommand's ``--help``
+    shows each option's default)."""
     parser = _Parser(prog="cardgames", description="Card games as PettingZoo envs.")
     sub = parser.add_subparsers(dest="command", required=True)
-    p_list = sub.add_parser("list", help="list the envs with players, actions and observation size")
-    p_list.set_defaults(func=cmd_list)
-    p_play = sub.add_parser("play", help="play or watch one game in the terminal")
-    p_play.add_argument("env", help=f"env name: {', '.join(env_names())}")
-    p_play.add_argument(
-        "--agents", default="heuristic",
-        help=f"comma-separated seat agents: {', '.join(AGENT_KINDS)}, human or a model path "
-        "(one name = every seat)",
-    )
-    p_play.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
-    _option_argument(p_play)
-    p_play.add_argument("--quiet", action="store_true", help="print only the final position")
-    _progress_argument(p_play, "the moves played, with --quiet and no human seat")
-    p_play.add_argument("--record", default=None, metavar="FILE",
-                        help="append the game's record (JSON Lines) to FILE")
-    p_play.add_argument("--gif", default=None, metavar="FILE",
-                        help="write the game as an animated GIF (one frame per move; the pictures extra)")
-    p_play.set_defaults(func=cmd_play)
-
-    p_replay = sub.add_parser("replay", help="replay recorded games (JSON Lines) in the terminal")
-    p_replay.add_argument("file", help="a record file written by play --record or the web app")
-    p_replay.add_argument("--game", type=int, default=None, help="replay only game N (1-based) of the file")
-    p_replay.add_argument("--viewer", type=int, default=None, help="show the game as this seat sees it")
-    p_replay.add_argument("--quiet", action="store_true",
-                          help="print only each game's final position and points (no header, no moves)")
-    _progress_argument(p_replay, "the moves replayed, when --quiet or the output is not a terminal")
-    p_replay.add_argument("--gif", default=None, metavar="FILE",
-                          help="write the game (one game: --game N for a file of several) as an animated "
-                          "GIF, as --viewer sees it (one frame per move; the pictures extra)")
-    p_replay.set_defaults(func=cmd_replay)
-
-    p_serve = sub.add_parser("serve", help="the browser app: play, watch and replay games")
-    p_serve.add_argument("--host", default="127.0.0.1", help="address to bind (default: localhost only)")
-    p_serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    p_serve.add_argument("--model", action="append", default=[], metavar="NAME=PATH",
-                         help="a saved model clients may play by NAME, loaded once at start (repeatable; "
-                              "a saved SB3 model is a pickle: only files you trust)")
-    p_serve.add_argument("--allow-host", action="append", default=[], metavar="HOST",
-                         help="another name clients reach the server by, besides the bound host and "
-                              "localhost (repeatable; other Host headers get 400)")
-    p_serve.add_argument("--max-memory", type=float, default=256, metavar="MIB",
-                         help="estimated memory of all games kept; the least recently used go first "
-                              "(default 256)")
-    p_serve.set_defaults(func=cmd_serve)
-
-    p_train = sub.add_parser("train", help="train a MaskablePPO or DMC agent for one seat (game defaults)")
-    p_train.add_argument("env", help=f"env name: {', '.join(env_names())}")
-    p_train.add_argument("--timesteps", type=int, default=None,
-                         help="env steps of the learner (default: config)")
-    p_train.add_argument("--opponents", choices=("random", "heuristic", "selfplay"), default=None,
-                         help="who plays the other seats (default: config, usually selfplay)")
-    p_train.add_argument("--n-envs", type=int, default=None, help="parallel envs (default: config)")
-    p_train.add_argument("--vec-env", choices=("dummy", "subproc"), default=None,
-                         help="DummyVecEnv (one process) or SubprocVecEnv (default: config)")
-    p_train.add_argument("--engine", choices=("aec", "vector"), default=None,
-                         help="aec: one game at a time; vector: the batched engine, N games at once "
-                              "(default: config)")
-    p_train.add_argument("--algo", choices=("ppo", "dmc"), default=None,
-                         help="ppo: sb3-contrib's MaskablePPO; dmc: Deep Monte-Carlo on the batched "
-                              "engine, saved as model.npz (default: config, ppo)")
-    p_train.add_argument("--imitation-games", type=int, default=None,
-                         help="games the teacher (the config's imitation.teacher, default search) plays "
-                              "against heuristics before PPO or DMC; the network first imitates its moves "
-                              "(default: config, 0 = none)")
-    p_train.add_argument("--imitation-teacher", default=None, metavar="KIND",
-                         help="the agent kind imitated: search, heuristic, ... (default: config, search)")
-    p_train.add_argument("--device", default=None, metavar="DEVICE",
-                         help="where the learner runs: auto (a CUDA GPU when there is one), cpu, cuda or "
-                              "cuda:K (default: config, auto)")
-    p_train.add_argument("--threads", type=int, default=None, metavar="N",
-                         help="CPU cores the run may use in all: the engines' kernels, the learner and the "
-                              "opponents share them (default: every core)")
-    p_train.add_argument("--seed", type=int, default=0, help="seed of the envs and the network")
-    p_train.add_argument("--out", default=None, help="run folder (default runs/<env>-<opponents>-s<seed>)")
-    p_train.add_argument("--eval-games", type=int, default=None,
-                         help="games of each evaluation, periodic and final (default: config)")
-    p_train.add_argument("--config", default=None, help="a JSON file overriding the game's defaults")
-    _progress_argument(p_train, "the learner steps and the final evaluations' games")
-    _option_argument(p_train)
-    p_train.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
-                         help="sb3: MaskablePPO in one process (default); rllib: Ray RLlib PPO "
-                         "(the rllib extra)")
-    p_train.add_argument("--num-env-runners", type=int, default=None,
-                         help="rllib: sampling processes (0 = sample in the driver; default 0)")
-    p_train.add_argument("--envs-per-runner", type=int, default=None,
-                         help="rllib: envs per env runner (default 8)")
-    p_train.add_argument("--address", default=None,
-                         help="rllib: Ray cluster to join, auto or HOST:PORT (default: start Ray locally)")
-    p_train.add_argument("--iterations", type=int, default=None,
-                         help="rllib: training iterations (default 10)")
-    p_train.add_argument("--rllib-setup", choices=("selfplay", "random", "heuristic"), default=None,
-                         help="rllib: one shared policy, or a learner against frozen random/heuristic seats")
-    p_train.set_defaults(func=cmd_train)
-
-    p_eval = sub.add_parser("eval", help="evaluate an agent against another over seeded games")
-    p_eval.add_argument("env", help=f"env name: {', '.join(env_names())}")
-    p_eval.add_argument(
-        "--agent", required=True,
-        help="random, heuristic, search[:key=value...], pretrained or a model path"
-    )
-    p_eval.add_argument("--vs", required=True, help="the opponent in every other seat")
-    p_eval.add_argument("--games", type=int, default=200,
-                        help="games, a multiple of the seats (each deal: the agent once in each seat)")
-    p_eval.add_argument("--seed", type=int, default=0, help="first deal's seed")
-    _option_argument(p_eval)
-    _progress_argument(p_eval, "the games played")
-    p_eval.set_defaults(func=cmd_eval)
-
-    p_league = sub.add_parser("league", help="round-robin league with an Elo table (CSV + PNG)")
-    p_league.add_argument("env", help=f"env name: {', '.join(env_names())}")
-    p_league.add_argument(
-        "--agents", required=True,
-        help="comma-separated: random, heuristic, search[:key=value...], pretrained, model paths",
-    )
-    p_league.add_argument("--games", type=int, default=100,
-                          help="games per pair of agents, even: each deal twice, seats exchanged")
-    p_league.add_argument("--seed", type=int, default=0, help="first deal's seed")
-    p_league.add_argument("--out", default=None, help="folder for elo_<env>.csv and elo_<env>.png")
-    _option_argument(p_league)
-    _progress_argument(p_league, "the games played")
-    p_league.set_defaults(func=cmd_league)
-
-    p_export = sub.add_parser("export", help="export a trained model as a torch-free shipped policy")
-    p_export.add_argument("run", help="the run folder (holds model.zip, or model.npz for --algo dmc), "
-                                      "the model's .zip or an exported .npz")
-    p_export.add_argument("dest", metavar="DEST_STEM",
-                          help="output path without suffix (writes .npz and .json)")
-    p_export.add_argument("--command", required=True, help="the exact command that trained the model")
-    p_export.add_argument("--dtype", choices=("float32", "float16"), default="float32",
-                          help="storage of the weights (the math is float32 either way)")
-    p_export.add_argument("--shipping-limit", action="store_true",
-                          help="refuse an .npz over 2 MiB, the limit of the policies shipped in the package "
-                               "(always applied when DEST_STEM is a game's envs/<game>/pretrained)")
-    _progress_argument(p_export, "the export's stages")
-    p_export.set_defaults(func=cmd_export)
-
-    p_curve = sub.add_parser("curve", help="draw the learning curve of a training run folder")
-    p_curve.add_argument("run", help="the run folder (holds eval.csv)")
-    p_curve.add_argument("--out", default=None, help="PNG path (default RUN/learning_curve.png)")
-    p_curve.set_defaults(func=cmd_curve)
+    commands = (_add_list, _add_play, _add_replay, _add_serve, _add_train, _add_eval, _add_league,
+                _add_export, _add_curve)
+    for add in commands:
+        add(sub)
     return parser
+
+
+def _command(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """Add subcommand ``name`` with the help formatter that shows defaults."""
+    parser: argparse.ArgumentParser = sub.add_parser(name, formatter_class=_DefaultsFormatter, **kwargs)
+    return parser
+
+
+def _add_list(sub: Any) -> None:
+    """Add ``cardgames list``."""
+    parser = _command(sub, "list", help="list the envs with players, actions and observation size")
+    parser.set_defaults(func=cmd_list)
+
+
+def _add_play(sub: Any) -> None:
+    """Add ``cardgames play ENV``: play or watch one game."""
+    parser = _command(sub, "play", help="play or watch one game in the terminal")
+    parser.add_argument("env", help=f"env name: {', '.join(env_names())}")
+    parser.add_argument("--agents", default="heuristic",
+                        help=f"comma-separated seat agents: {', '.join(AGENT_KINDS)}, human or a model path "
+                             "(one name = every seat)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deal and the agents")
+    _option_argument(parser)
+    parser.add_argument("--quiet", action="store_true", help="print only the final position")
+    _progress_argument(parser, "the moves played, with --quiet and no human seat")
+    parser.add_argument("--record", default=None, metavar="FILE",
+                        help="append the game's record (JSON Lines) to FILE (default: no record)")
+    parser.add_argument("--gif", default=None, metavar="FILE",
+                        help="write the game as an animated GIF (one frame per move; the pictures extra; "
+                             "default: no GIF)")
+    parser.set_defaults(func=cmd_play)
+
+
+def _add_replay(sub: Any) -> None:
+    """Add ``cardgames replay FILE``."""
+    parser = _command(sub, "replay", help="replay recorded games (JSON Lines) in the terminal")
+    parser.add_argument("file", help="a record file written by play --record or the web app")
+    parser.add_argument("--game", type=int, default=None, help="replay only game N (1-based) of the file "
+                                                               "(default: every game)")
+    parser.add_argument("--viewer", type=int, default=None, help="show the game as this seat sees it "
+                                                                 "(default: every hand, as recorded)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print only each game's final position and points (no header, no moves)")
+    _progress_argument(parser, "the moves replayed, when --quiet or the output is not a terminal")
+    parser.add_argument("--gif", default=None, metavar="FILE",
+                        help="write the game (one game: --game N for a file of several) as an animated "
+                        "GIF, as --viewer sees it (one frame per move; the pictures extra; default: no GIF)")
+    parser.set_defaults(func=cmd_replay)
+
+
+def _add_serve(sub: Any) -> None:
+    """Add ``cardgames serve``: the browser app."""
+    parser = _command(sub, "serve", help="the browser app: play, watch and replay games")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: localhost only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--model", action="append", default=[], metavar="NAME=PATH",
+                        help="a saved model clients may play by NAME, loaded once at start (repeatable; "
+                             "a saved SB3 model is a pickle: only files you trust)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="HOST",
+                        help="another name clients reach the server by, besides the bound host and "
+                             "localhost (repeatable; other Host headers get 400)")
+    parser.add_argument("--max-memory", type=float, default=256, metavar="MIB",
+                        help="estimated memory of all games kept; the least recently used go first "
+                             "(default 256)")
+    parser.set_defaults(func=cmd_serve)
+
+
+def _add_train(sub: Any) -> None:
+    """Add ``cardgames train ENV``: the settings' flags (:data:`TRAIN_FLAGS`), the run's, and
+    RLlib's."""
+    parser = _command(sub, "train", help="train a MaskablePPO or DMC agent for one seat (game defaults)")
+    parser.add_argument("env", help=f"env name: {', '.join(env_names())}")
+    for name, (kwargs, what) in TRAIN_FLAGS.items():
+        parser.add_argument(f"--{name.replace('_', '-')}", default=None, **kwargs,
+                            help=f"{what} ({_setting_default(name)})")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the envs and the network")
+    parser.add_argument("--out", default=None,
+                        help="run folder (default: runs/<env>[-dmc]-<opponents>-s<seed>, with the env's "
+                             "canonical name)")
+    parser.add_argument("--config", default=None, help="a JSON file overriding the game's settings "
+                                                       "(default: none)")
+    _progress_argument(parser, "the learner steps and the final evaluations' games")
+    _option_argument(parser)
+    _add_train_rllib(parser)
+    parser.set_defaults(func=cmd_train)
+
+
+TRAIN_FLAGS: dict[str, tuple[dict[str, Any], str]] = {
+    "timesteps": ({"type": int}, "env steps of the learner"),
+    "opponents": ({"choices": OPPONENT_MODES}, "who plays the other seats"),
+    "n_envs": ({"type": int}, "games the learner plays at once"),
+    "vec_env": ({"choices": VEC_ENVS}, "with --engine aec: DummyVecEnv (one process) or SubprocVecEnv"),
+    "engine": ({"choices": ENGINES}, "aec: one game at a time; vector: the batched engine, N games at once"),
+    "algo": ({"choices": ALGOS}, "ppo: sb3-contrib's MaskablePPO; dmc: Deep Monte-Carlo on the batched "
+             "engine, saved as model.npz"),
+    "eval_games": ({"type": int}, "games of each evaluation, periodic and final"),
+    "imitation_games": ({"type": int}, "games the teacher (--imitation-teacher) plays against heuristics "
+                        "before PPO or DMC; the network first imitates its moves (0: none)"),
+    "imitation_teacher": ({"metavar": "KIND"}, "the agent kind imitated: search, heuristic, ..."),
+    "device": ({"metavar": "DEVICE"}, "where the learner runs: auto (a CUDA GPU when there is one), cpu, "
+               "cuda or cuda:K"),
+    "threads": ({"type": int, "metavar": "N"}, "CPU cores the run may use in all: the engines' kernels, "
+                "the learner and the opponents share them"),
+}
+"""The flags of the training settings (one per :class:`~cardgames_env.training.config.Overrides`
+field): argparse's arguments and what the flag sets; the default comes from the settings."""
+
+
+def _setting_default(name: str) -> str:
+    """The help's default of a settings flag: the game's setting, else :class:`TrainConfig`'s."""
+    paths = OVERRIDES[name]
+    value: Any = "every core" if name == "threads" else default_of(paths[0])
+    if len(paths) > 1:
+        value = ", ".join(f"{default_of(path)} ({path})" for path in paths)
+    if name == "n_envs":
+        return ("default: the game's setting, else 2; 256 on the batched engine, 4096 with a GPU learner")
+    return f"default: the game's setting, else {value}"
+
+
+def _add_train_rllib(parser: argparse.ArgumentParser) -> None:
+    """Add ``cardgames train``'s options of ``--backend rllib``."""
+    parser.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+                        help="sb3: MaskablePPO in one process; rllib: Ray RLlib PPO (the rllib extra)")
+    parser.add_argument("--num-env-runners", type=int, default=None,
+                        help="rllib: sampling processes (0 = sample in the driver; default 0)")
+    parser.add_argument("--envs-per-runner", type=int, default=None,
+                        help="rllib: envs per env runner (default 8)")
+    parser.add_argument("--address", default=None,
+                        help="rllib: Ray cluster to join, auto or HOST:PORT (default: start Ray locally)")
+    parser.add_argument("--iterations", type=int, default=None,
+                        help="rllib: training iterations (default 10)")
+    parser.add_argument("--rllib-setup", choices=("selfplay", "random", "heuristic"), default=None,
+                        help="rllib: one shared policy, or a learner against frozen random/heuristic seats "
+                             "(default selfplay)")
+
+
+def _add_eval(sub: Any) -> None:
+    """Add ``cardgames eval ENV``."""
+    parser = _command(sub, "eval", help="evaluate an agent against another over seeded games")
+    parser.add_argument("env", help=f"env name: {', '.join(env_names())}")
+    parser.add_argument("--agent", required=True,
+                        help="random, heuristic, search[:key=value...], pretrained or a model path")
+    parser.add_argument("--vs", required=True, help="the opponent in every other seat")
+    parser.add_argument("--games", type=int, default=200,
+                        help="games, a multiple of the seats (each deal: the agent once in each seat)")
+    parser.add_argument("--seed", type=int, default=0, help="first deal's seed")
+    _option_argument(parser)
+    _progress_argument(parser, "the games played")
+    parser.set_defaults(func=cmd_eval)
+
+
+def _add_league(sub: Any) -> None:
+    """Add ``cardgames league ENV``."""
+    parser = _command(sub, "league", help="round-robin league with an Elo table (CSV + PNG)")
+    parser.add_argument("env", help=f"env name: {', '.join(env_names())}")
+    parser.add_argument("--agents", required=True,
+                        help="comma-separated: random, heuristic, search[:key=value...], pretrained, "
+                             "model paths")
+    parser.add_argument("--games", type=int, default=100,
+                        help="games per pair of agents, even: each deal twice, seats exchanged")
+    parser.add_argument("--seed", type=int, default=0, help="first deal's seed")
+    parser.add_argument("--out", default=None, help="folder for elo_<env>.csv and elo_<env>.png (default: "
+                                                    "the table is only printed)")
+    _option_argument(parser)
+    _progress_argument(parser, "the games played")
+    parser.set_defaults(func=cmd_league)
+
+
+def _add_export(sub: Any) -> None:
+    """Add ``cardgames export RUN DEST_STEM``."""
+    parser = _command(sub, "export", help="export a trained model as a torch-free shipped policy")
+    parser.add_argument("run", help="the run folder (holds model.zip, or model.npz for --algo dmc), "
+                        "the model's .zip or an exported .npz")
+    parser.add_argument("dest", metavar="DEST_STEM",
+                        help="output path without suffix (writes .npz and .json)")
+    parser.add_argument("--command", required=True, help="the exact command that trained the model")
+    parser.add_argument("--dtype", choices=("float32", "float16"), default="float32",
+                        help="storage of the weights (the math is float32 either way)")
+    parser.add_argument("--shipping-limit", action="store_true",
+                        help="refuse an .npz over 2 MiB, the limit of the policies shipped in the package "
+                             "(always applied when DEST_STEM is a game's envs/<game>/pretrained)")
+    _progress_argument(parser, "the export's stages")
+    parser.set_defaults(func=cmd_export)
+
+
+def _add_curve(sub: Any) -> None:
+    """Add ``cardgames curve RUN``."""
+    parser = _command(sub, "curve", help="draw the learning curve of a training run folder")
+    parser.add_argument("run", help="the run folder (holds eval.csv)")
+    parser.add_argument("--out", default=None, help="PNG path (default RUN/learning_curve.png)")
+    parser.set_defaults(func=cmd_curve)
 
 
 def _option_argument(parser: argparse.ArgumentParser) -> None:

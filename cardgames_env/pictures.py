@@ -1,7 +1,7 @@
 """Pictures of recorded games: one frame per move, and animated GIFs.
 
 A game record (:mod:`cardgames_env.records`) is replayed and every position drawn with
-:func:`cardgames_env.core.picture.draw_position` from the game's view: the deal, then the
+:func:`cardgames_env.display.picture.draw_position` from the game's view: the deal, then the
 position after each move, headed with the move's number and its notation as the viewer may
 read it. The frame that ends a hand or round (and the last one) stays up longer. Drawing needs
 Pillow (the ``pictures`` extra).
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .core.picture import draw_position, game_view, pad_frames, require_pillow
 from .core.view import public_move, remember, round_message
+from .display.picture import draw_position, game_view, pad_frames, require_pillow
 from .records import GameRecord, make_env, replay
 from .registry import spec
 

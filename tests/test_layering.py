@@ -1,7 +1,8 @@
 """The import rules of the package (``docs/architecture.md``).
 
 * ``core`` knows no game and nothing above it: it imports only ``core``;
-* a game's folder ``envs/<game>/`` imports only ``core`` and its own folder (no other game, no
+* ``display`` imports only ``core``;
+* a game's folder ``envs/<game>/`` imports only ``core``, ``display`` and its own folder (no other game, no
   ``registry``, ``vector``, ``agents``, ``web``, ``training``...);
 * per game: ``core <- cards <- (combos) <- scoring <- rules <- encoding <- env <- kernel /
   heuristic / search / view``; ``cards``, ``combos``, ``scoring`` and ``rules`` (and everything
@@ -103,21 +104,24 @@ def test_core_imports_only_core():
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_a_game_folder_imports_only_core_and_itself(game):
+def test_a_game_folder_imports_only_core_display_and_itself(game):
     own = f"cardgames_env.envs.{game}"
     graph = package_import_graph(PACKAGE)
     for module, targets in graph.items():
         if module == own or module.startswith(own + "."):
-            allowed = (own, own + ".", "cardgames_env.core")
+            allowed = (own, own + ".", "cardgames_env.core", "cardgames_env.display")
             outside = {t for t in targets if not (t == own or t.startswith(allowed[1:]))}
-            assert not outside, f"{module} imports outside core and its folder: {sorted(outside)}"
+            assert not outside, f"{module} imports outside core, display and its folder: {sorted(outside)}"
 
 
 FLOORS = {
-    "core": 0, "envs": 1, "registry": 2, "faces": 2, "vector": 3, "text": 3, "agents": 4, "wrappers": 5,
-    "integrations": 5, "training": 6, "records": 7, "web": 8, "docgen": 8, "pictures": 8, "cli": 9,
+    "core": 0, "display": 1, "envs": 2, "registry": 3, "faces": 3, "vector": 4, "text": 4, "agents": 5,
+    "wrappers": 6, "integrations": 6, "training": 7, "records": 8, "web": 9, "docgen": 9, "pictures": 9,
+    "cli": 10,
 }
-"""Bottom to top: a module imports only from its own part of the package or a lower floor."""
+"""Bottom to top: a module imports only from its own part of the package or a lower floor.
+``display`` (progress bars, the ansi helpers, the table pictures) stands on ``core`` alone and
+under the games, whose envs draw through it."""
 
 
 def part_of(module: str) -> str:
@@ -328,3 +332,36 @@ def test_circle_checker_sees_function_level_and_relative_imports(tmp_path):
     assert import_circles(graph) == [["pkg.a", "pkg.sub.b"]]
     (package / "sub" / "b.py").write_text("def f():\n    return 1\n")
     assert import_circles(package_import_graph(package)) == []
+
+
+def test_no_class_named_vector_env_outside_the_gymnasium_face():
+    """``VectorEnv`` means gymnasium's vector env: the batched engine is ``BatchedEngine``, the
+    SB3 env ``SB3BatchedEnv``, the gymnasium face ``CardGamesVectorEnv``."""
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                assert node.name != "VectorEnv", f"{path.relative_to(PACKAGE)} defines class VectorEnv"
+
+
+@pytest.mark.parametrize(
+    ("module", "old", "new"),
+    [
+        ("cardgames_env.core.engine", "VectorEnv", "BatchedEngine"),
+        ("cardgames_env.vector", "VectorEnv", "BatchedEngine"),
+        ("cardgames_env.training.vector_env", "VectorTrainingEnv",
+         "cardgames_env.training.sb3_vec_env:SB3BatchedEnv"),
+        ("cardgames_env.training.evaluate", "GameRecord", "GameOutcome"),
+        ("cardgames_env.core.progress", "Progress", "cardgames_env.display.progress:Progress"),
+        ("cardgames_env.core.render", "seat_label", "cardgames_env.display.ansi:seat_label"),
+        ("cardgames_env.core.picture", "draw_position", "cardgames_env.display.picture:draw_position"),
+    ],
+)
+def test_old_public_names_still_work_with_a_deprecation_warning(module, old, new):
+    import importlib
+
+    if module.startswith("cardgames_env.training"):
+        pytest.importorskip("stable_baselines3")
+    where, _, name = new.rpartition(":") if ":" in new else (module, "", new)
+    with pytest.deprecated_call():
+        found = getattr(importlib.import_module(module), old)
+    assert found is getattr(importlib.import_module(where), name)

@@ -14,7 +14,7 @@ from pettingzoo.test import render_test
 from PIL import Image, ImageSequence
 
 from cardgames_env import cli, vector
-from cardgames_env.core.picture import WIDTH, draw_position, frame_height
+from cardgames_env.display.picture import WIDTH, draw_position, frame_height
 from cardgames_env.registry import ALL_ENVS, load, spec
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -62,6 +62,10 @@ class CardGameEnv(AECEnv, EzPickle):
     (see :class:`cardgames_env.agents.pretrained.PretrainedAgent`)."""
     spec: ClassVar[GameSpec | None] = None
     """The game's spec (set by each game's env class); its ``view`` draws ``rgb_array`` frames."""
+    drawing: Any = None
+    """What draws the ``rgb_array`` frames (set by each game's env class: the package's
+    :mod:`cardgames_env.display.picture`, or anything with its ``game_view``, ``zone_rows`` and
+    ``draw_position``); ``None``: the env draws no pictures."""
     metadata: ClassVar[dict[str, Any]] = {
         "name": "cardgame_v0",
         "render_modes": RENDER_MODES,
@@ -493,9 +497,18 @@ class CardGameEnv(AECEnv, EzPickle):
             ValueError: for a game whose spec names no view.
             ImportError: (``PicturesUnavailable``) when Pillow is missing, naming the extra.
         """
-        from .picture import game_view
+        return self.require_drawing().game_view(type(self).spec, self.metadata["name"])
 
-        return game_view(type(self).spec, self.metadata["name"])
+    @classmethod
+    def require_drawing(cls) -> Any:
+        """The class's :attr:`drawing`.
+
+        Raises:
+            ValueError: for an env class that draws no pictures.
+        """
+        if cls.drawing is None:
+            raise ValueError(f"{cls.metadata['name']} draws no pictures (its env class sets no drawing)")
+        return cls.drawing
 
     def track_moves(self) -> None:
         """Keep from now on (call it before ``reset`` for whole episodes) the public record of
@@ -529,9 +542,7 @@ class CardGameEnv(AECEnv, EzPickle):
         self._last_move = self._pending_move = None
         self._picture_rows = 0
         if self._pictures:
-            from .picture import zone_rows
-
-            self._picture_rows = zone_rows(self._picture_view(), self._state, None)
+            self._picture_rows = self.require_drawing().zone_rows(self._picture_view(), self._state, None)
 
     def _note_move(self, player: int, action: int) -> None:
         """Keep the rules state before ``action`` and its notation, for the picture's memory."""
@@ -553,8 +564,9 @@ class CardGameEnv(AECEnv, EzPickle):
 
     def _picture(self) -> np.ndarray:
         """The ``rgb_array`` frame of the current position as :attr:`render_viewer` sees it."""
-        from .picture import draw_position, zone_rows
         from .view import public_move
+
+        drawing = self.require_drawing()
 
         view = self._picture_view()
         viewer = self.render_viewer
@@ -566,10 +578,10 @@ class CardGameEnv(AECEnv, EzPickle):
         seats = len(self.possible_agents)
         if viewer is not None and (isinstance(viewer, bool) or viewer not in range(seats)):
             raise ValueError(f"render_viewer must be None or a seat 0..{seats - 1}, got {viewer!r}")
-        self._picture_rows = max(self._picture_rows, zone_rows(view, state, viewer, self._memory))
+        self._picture_rows = max(self._picture_rows, drawing.zone_rows(view, state, viewer, self._memory))
         truncated = self._to_move == TERMINAL and self.rules.current_player(state) != TERMINAL
-        return draw_position(self.rules, view, state, viewer, self._memory, last_move=last,
-                             truncated=truncated, rows=self._picture_rows)
+        return drawing.draw_position(self.rules, view, state, viewer, self._memory, last_move=last,
+                                     truncated=truncated, rows=self._picture_rows)
 
     def close(self) -> None:
         """Nothing to release."""

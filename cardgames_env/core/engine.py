@@ -1,6 +1,6 @@
-"""``VectorEnv``: the batched-engine driver written once; each game supplies its kernels.
+"""``BatchedEngine``: the batched-engine driver written once; each game supplies its kernels.
 
-A game's batched engine subclasses :class:`VectorEnv` in ``envs/<game>/kernel.py``. The base class
+A game's batched engine subclasses :class:`BatchedEngine` in ``envs/<game>/kernel.py``. The base class
 validates options (the AEC env's ``Config``, so the same ``ValueError``s), owns the output
 buffers, the per-slot random streams and step counters, and checks every action before any
 slot changes; the subclass implements five hooks:
@@ -25,7 +25,7 @@ the faster of the two by timing.
 
 A step that ends a slot's game first copies the finished game's state arrays (those that
 ``_get_state`` reads, named by ``FINAL_ARRAYS``) into their ``final_*`` twins, so
-:meth:`VectorEnv.final_state` can return the position the game ended in.
+:meth:`BatchedEngine.final_state` can return the position the game ended in.
 
 Contract of the outputs (``docs/vector.md``):
 
@@ -57,6 +57,7 @@ from gymnasium import spaces
 from numba import njit
 
 from .aec import CardGameEnv, resolve_max_steps
+from .deprecation import renamed
 from .game import GameInfo, config_from_kwargs
 from .threads import MIN_CHUNK, aligned_zeros, chunk_bounds, kernel_threads
 
@@ -201,7 +202,7 @@ def _slot_seeds(seed: int | None, num_envs: int) -> np.ndarray:
     return np.random.SeedSequence(seed).generate_state(num_envs, dtype=np.uint64)
 
 
-class VectorEnv:
+class BatchedEngine:
     """``num_envs`` games of one env stepped together (see the module docstring).
 
     Attributes:
@@ -222,7 +223,10 @@ class VectorEnv:
     """Each state array ``_get_state`` reads -> the array where the step kernel copies a
     slot's row when its game ends."""
 
-    def __init__(self, num_envs: int, seed: int | None = 0, max_steps: int | None = None, **options: Any):
+    def __init__(
+        self, num_envs: int, seed: int | None = 0, max_steps: int | None = None, *, deal: bool = True,
+        **options: Any,
+    ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         _check_seed(seed)
@@ -255,7 +259,8 @@ class VectorEnv:
         self._bounds: dict[int, np.ndarray] = {}
         self._setup()
         self._has_reset = False
-        self.reset(seed)
+        if deal:  # else the first reset deals (an owner that resets at once deals each slot once)
+            self.reset(seed)
 
     # -- threads ------------------------------------------------------------------------------
     def _use_kernels(
@@ -435,9 +440,9 @@ class VectorEnv:
             ValueError: for a game without a view, or a viewer that is not a seat.
             ImportError: when Pillow is missing (the message names the extra).
         """
-        from .picture import draw_position, game_view
-
-        return draw_position(self.rules, game_view(self.env_cls.spec, self.name), self.state(i), viewer)
+        drawing = self.env_cls.require_drawing()
+        view = drawing.game_view(self.env_cls.spec, self.name)
+        return drawing.draw_position(self.rules, view, self.state(i), viewer)
 
     def final_state(self, i: int) -> Any:
         """Return the rules ``State`` slot ``i``'s last finished game ended in: terminal, or
@@ -537,3 +542,5 @@ class VectorEnv:
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name}, num_envs={self.num_envs}, config={self.config})"
 
+
+__getattr__ = renamed(__name__, {"VectorEnv": "BatchedEngine"}, globals())

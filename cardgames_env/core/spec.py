@@ -38,7 +38,7 @@ class GameSpec:
             subclass); its module also has ``env``, ``raw_env`` and ``TEST_VARIANTS``.
         version: the env's version; a change that alters a golden playthrough bumps it.
         kernel: ``"module:Class"`` of the batched engine (a
-            :class:`~cardgames_env.core.engine.VectorEnv` subclass), or ``None``.
+            :class:`~cardgames_env.core.engine.BatchedEngine` subclass), or ``None``.
         heuristic: ``"module:Class"`` of the rule-based agent, built as ``Class(encoding,
             seed=...)``, or ``None``.
         search: ``"module:attribute"`` of the search agent's game hooks (a

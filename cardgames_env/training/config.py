@@ -1,8 +1,10 @@
-"""Training and evaluation settings per game: the game's ``config.json`` (in its folder, next
-to its rules) merged over ``configs/default.json``.
+"""Training and evaluation settings: :class:`TrainConfig` states every default once, in its
+fields; a game's ``config.json`` (in its folder, next to its rules) overrides only what differs
+for that game, with a ``"_why"`` note saying why; a ``--config`` file and the command line go
+over both.
 
-A game without the file gets the defaults; a file overrides only the keys it names (nested
-dicts are merged key by key).
+A file overrides only the keys it names (nested objects are merged key by key); a ``"_why"``
+key (or the older ``"description"``) is a note for readers and is dropped on loading.
 """
 
 from __future__ import annotations
@@ -13,12 +15,12 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
-from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 from cardgames_env import registry
+from cardgames_env.core.spec import GameSpec
 
 
 def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -47,35 +49,54 @@ GAME_CONFIG = "config.json"
 """File name of a game's training settings in its folder."""
 
 
-def game_config_file(game: str) -> Traversable | None:
-    """Return a game's own settings file, or ``None`` for a game without one (or unknown)."""
+def _spec_or_none(game: str | GameSpec) -> GameSpec | None:
+    """The spec of ``game`` (a name or the spec itself), or ``None`` for an unknown name."""
+    if isinstance(game, GameSpec):
+        return game
     try:
-        found = registry.spec(game).resource(GAME_CONFIG)
+        return registry.spec(game)
     except ValueError:
         return None
-    return found if found.is_file() else None
 
 
-def load_config(game: str, path: str | Path | None = None) -> dict[str, Any]:
-    """Return the training settings of ``game``: default.json, then the game's config.json,
-    then ``path``.
+def game_config_file(game: str | GameSpec) -> Traversable | None:
+    """Return a game's own settings file, or ``None`` for a game without one (or unknown)."""
+    spec = _spec_or_none(game)
+    found = spec.resource(GAME_CONFIG) if spec is not None else None
+    return found if found is not None and found.is_file() else None
+
+
+NOTE_KEYS = ("_why", "description")
+"""Top-level keys of a settings file that hold a note for readers (dropped on loading)."""
+
+
+def default_settings() -> dict[str, Any]:
+    """The defaults of every setting, as a JSON object (:class:`TrainConfig`'s fields)."""
+    return TrainConfig().as_dict()
+
+
+def load_config(game: str | GameSpec, path: str | Path | None = None) -> dict[str, Any]:
+    """Return the training settings of ``game``: :class:`TrainConfig`'s defaults, then the
+    game's config.json, then ``path``.
 
     Args:
-        game: game id or env name; a game without its own file gets the defaults.
+        game: the game's spec, or its id or env name; a game without its own file gets the
+            defaults.
         path: an optional JSON file of further overrides.
     """
-    folder = resources.files("cardgames_env.training") / "configs"
-    config = _read_json((folder / "default.json").read_text(encoding="utf-8"), "default.json")
-    game_file = game_config_file(game)
-    if game_file is not None:
-        source = f"{registry.spec(game).game}/{GAME_CONFIG}"
+    config = default_settings()
+    spec = _spec_or_none(game)
+    game_file = game_config_file(spec) if spec is not None else None
+    if spec is not None and game_file is not None:
+        source = f"{spec.game}/{GAME_CONFIG}"
         config = _merge(config, _read_json(game_file.read_text(encoding="utf-8"), source))
     if path is not None:
         p = Path(path)
         if not p.is_file():
             raise ValueError(f"no config file {p}")
         config = _merge(config, _read_json(p.read_text(encoding="utf-8"), str(p)))
-    config.pop("description", None)
+    for key in NOTE_KEYS:
+        config.pop(key, None)
     return config
 
 
@@ -96,7 +117,7 @@ VEC_ENVS = ("dummy", "subproc")
 ENGINES = ("aec", "vector")
 """Values of the ``engine`` setting (``--engine``): the AEC env one game at a time
 (``SingleAgentEnv`` under an SB3 vec env), or the batched engine
-(:class:`~cardgames_env.training.vector_env.VectorTrainingEnv`)."""
+(:class:`~cardgames_env.training.sb3_vec_env.SB3BatchedEnv`)."""
 ALGOS = ("ppo", "dmc")
 """Values of the ``algo`` setting (``--algo``): sb3-contrib's MaskablePPO, or Deep
 Monte-Carlo on the batched engine (:mod:`cardgames_env.training.dmc`)."""
@@ -283,7 +304,7 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
     """
     known = ("timesteps", "n_envs", "vec_env", "engine", "algo", "dmc", "vector", "opponents", "learner_seat",
              "torch_threads", "device", "threads", "ppo", "eval", "checkpoint_every", "selfplay", "imitation",
-             "description", *RUN_KEYS)
+             *NOTE_KEYS, *RUN_KEYS)
     unknown = sorted(str(k) for k in config if k not in known)
     if unknown:
         raise ValueError(f"unknown setting {unknown[0]!r}; expected one of {', '.join(known)}")
@@ -357,26 +378,29 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
 @dataclass(frozen=True)
 class PPOConfig:
     """MaskablePPO's settings (the ``ppo`` section, the batched engine's ``vector.ppo`` over it
-    when ``engine`` is ``"vector"``); the defaults are MaskablePPO's own.
+    when ``engine`` is ``"vector"``). The defaults are MaskablePPO's own except ``n_steps``,
+    ``batch_size``, ``n_epochs``, ``ent_coef`` and ``net_arch``: shorter rollouts in larger
+    batches, fewer epochs, a little entropy bonus and a wider network suit card games' large
+    masked action spaces.
 
     ``learning_rate`` and the clip ranges may also be SB3 schedules (callables) from the Python API.
     """
 
     learning_rate: Any = 3e-4
-    n_steps: int = 2048
-    batch_size: int = 64
-    n_epochs: int = 10
+    n_steps: int = 1024
+    batch_size: int = 256
+    n_epochs: int = 5
     gamma: float = 0.99
     gae_lambda: float = 0.95
     clip_range: Any = 0.2
     clip_range_vf: Any = None
     normalize_advantage: bool = True
-    ent_coef: float = 0.0
+    ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     target_kl: float | None = None
     stats_window_size: int = 100
-    net_arch: Any = field(default_factory=lambda: [64, 64])
+    net_arch: Any = field(default_factory=lambda: [256, 256])
     """Hidden widths of the actor and critic: a list, or ``{"pi": [...], "vf": [...]}``."""
 
     def model_arguments(self) -> dict[str, Any]:
@@ -408,14 +432,14 @@ class VectorSection:
     n_envs: int = 256
     n_envs_cuda: int = 4096
     """Batched games when the learner is on a GPU."""
-    ppo: dict[str, Any] = field(default_factory=dict)
+    ppo: dict[str, Any] = field(default_factory=lambda: {"n_steps": 32, "batch_size": 2048})
+    """Short rollouts of many games in large batches: 256 games x 32 steps per update."""
 
 
 @dataclass(frozen=True)
 class ImitationConfig:
     """The start from a teacher's games (the ``imitation`` section; see
-    :mod:`cardgames_env.training.imitation`). ``games`` 0: no imitation. The defaults here and
-    in the other sections are ``configs/default.json``'s, for settings built in Python."""
+    :mod:`cardgames_env.training.imitation`). ``games`` 0: no imitation."""
 
     games: int = 0
     teacher: str = "search"
@@ -476,8 +500,8 @@ class TrainConfig:
     (``vector.ppo`` already applied on the batched engine).
     """
 
-    timesteps: int
-    n_envs: int
+    timesteps: int = 200_000
+    n_envs: int = 2
     algo: str = "ppo"
     engine: str = "aec"
     vec_env: str = "dummy"
@@ -524,10 +548,27 @@ class TrainConfig:
         }
 
 
+OVERRIDES: dict[str, tuple[str, ...]] = {
+    "timesteps": ("timesteps",),
+    "opponents": ("opponents",),
+    "n_envs": ("n_envs",),
+    "vec_env": ("vec_env",),
+    "engine": ("engine",),
+    "algo": ("algo",),
+    "eval_games": ("eval.games", "eval.final_games"),
+    "imitation_games": ("imitation.games",),
+    "imitation_teacher": ("imitation.teacher",),
+    "device": ("device",),
+    "threads": ("threads",),
+}
+"""Each command-line override -> the settings (``section.key``) it sets; ``cardgames train``'s
+flags are these names (``--n-envs``...)."""
+
+
 @dataclass(frozen=True)
 class Overrides:
-    """Values given on the command line (or to :func:`~cardgames_env.training.train.train`);
-    ``None`` leaves the config's value."""
+    """Values given on the command line; ``None`` leaves the config's value. Each field sets
+    the settings :data:`OVERRIDES` names."""
 
     timesteps: int | None = None
     opponents: str | None = None
@@ -540,6 +581,32 @@ class Overrides:
     imitation_teacher: str | None = None
     device: str | None = None
     threads: int | None = None
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """The overrides' names (the fields)."""
+        return tuple(f.name for f in fields(cls))
+
+
+def default_of(path: str) -> Any:
+    """The default of one setting, ``"key"`` or ``"section.key"`` (:class:`TrainConfig`'s field)."""
+    value: Any = TrainConfig()
+    for part in path.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _set(settings: dict[str, Any], path: str, value: Any) -> None:
+    """Set ``settings[path]`` (``"key"`` or ``"section.key"``), copying the section.
+
+    Raises:
+        ValueError: when the section is not a JSON object.
+    """
+    section, _, key = path.rpartition(".")
+    if not section:
+        settings[key] = value
+        return
+    settings[section] = {**_mapping(settings, section), key: value}
 
 
 def _select_sections(settings: dict[str, Any]) -> None:
@@ -560,9 +627,9 @@ def _select_sections(settings: dict[str, Any]) -> None:
 
 
 def resolve_config(
-    game: str, path: str | Path | None = None, overrides: Overrides = Overrides()
+    game: str | GameSpec, path: str | Path | None = None, overrides: Overrides = Overrides()
 ) -> TrainConfig:
-    """Return the settings of a run: default.json, the game's config.json, the file ``path``,
+    """Return the settings of a run: the defaults, the game's config.json, the file ``path``,
     then the ``overrides``; checked once, without importing any RL library.
 
     DMC trains on the batched engine, so ``algo`` ``"dmc"`` without an engine asks for it.
@@ -571,22 +638,19 @@ def resolve_config(
         ValueError: naming the first unknown or bad setting.
     """
     settings = load_config(game, path)
-    for key in ("algo", "engine"):
-        if getattr(overrides, key) is not None:
-            settings[key] = getattr(overrides, key)
+    first = ("algo", "engine")  # they pick the sections whose values the others override
+    for name in first:
+        if getattr(overrides, name) is not None:
+            settings[name] = getattr(overrides, name)
     if overrides.engine is None and settings.get("algo") == "dmc":
         settings["engine"] = "vector"
     settings.setdefault("engine", "aec")
     _select_sections(settings)
-    for key in ("timesteps", "opponents", "n_envs", "vec_env", "device", "threads"):
-        if getattr(overrides, key) is not None:
-            settings[key] = getattr(overrides, key)
-    for key, value in (("games", overrides.imitation_games), ("teacher", overrides.imitation_teacher)):
-        if value is not None:
-            settings["imitation"] = {**_mapping(settings, "imitation"), key: value}
-    if overrides.eval_games is not None:
-        settings["eval"] = {**_mapping(settings, "eval"), "games": overrides.eval_games,
-                            "final_games": overrides.eval_games}
+    for name, paths in OVERRIDES.items():
+        value = getattr(overrides, name)
+        if name not in first and value is not None:
+            for setting in paths:
+                _set(settings, setting, value)
     validate_config(settings)
     config = _typed(settings)
     if overrides.n_envs is not None or not config.batched:

@@ -1,6 +1,6 @@
 """Deep Monte-Carlo (DMC) training on the batched engines: ``cardgames train ENV --algo dmc``.
 
-DouZero's learning rule, on :class:`~cardgames_env.training.vector_env.VectorTrainingEnv`:
+DouZero's learning rule, on :class:`~cardgames_env.training.sb3_vec_env.SB3BatchedEnv`:
 
 * **Q-network.** ``Q(s, ·) = tanh-MLP(observation) @ W + b``: one value per action of the
   env's action space. This is the shape of the shipped policies
@@ -42,7 +42,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,9 +52,9 @@ from cardgames_env.agents.batch import random_legal
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
 from cardgames_env.core.masks import legal_rows
-from cardgames_env.core.progress import Progress
+from cardgames_env.display.progress import Progress
 
-from .config import TrainConfig, rounding_note, whole_units
+from .config import EvalConfig, TrainConfig, rounding_note, whole_units
 from .evaluate import evaluate
 from .export import Layers, linear_layer, sum_of_networks, write_policy
 from .fitted import Fitted
@@ -446,7 +446,6 @@ def train_dmc(
     network = build_q_network(target.observation_size, target.num_actions, list(dmc.net_arch)).to(device)
     optimizer = torch.optim.Adam(network.parameters(), lr=dmc.learning_rate)
     rng = np.random.default_rng(seed)
-    store, queue = EpisodeStore(n, dmc.gamma), SampleQueue()
     run.mkdir(parents=True, exist_ok=True)
     record = {**config.as_dict(), "env": target.env_name, "options": dict(target.options), "seed": seed}
     (run / "config.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
@@ -455,9 +454,6 @@ def train_dmc(
     why = rounding_note(total, planned, f"whole steps of the {n} batched games")
     log(f"training {target.env_name} with DMC for {planned} steps{why}: opponents {mode}, {n} batched envs, "
         f"seed {seed}, output {run}")
-    rollout_s = update_s = 0.0
-    steps = 0
-    losses: list[float] = []
     start = time.perf_counter()
     start_from = _imitate(network, target, config, run, seed, log, progress)
     imitation_s, anchor = start_from.seconds, start_from.anchor
@@ -467,29 +463,9 @@ def train_dmc(
     if config.imitation.source() is not None:  # the teacher's fit, before any Monte-Carlo update
         tasks.save(scores, "checkpoints/model_0_steps", 0)
     tasks.curve.write(scores.policy(), 0)
-    tick = time.perf_counter()
-    observations = venv.reset()
-    bar = Progress(planned, "steps", "train (dmc)", progress)
-    while steps < total:
-        actions = epsilon_greedy(scores(observations), venv.action_masks(), dmc.epsilon, rng)
-        venv.step_async(actions)
-        following, rewards, dones, _ = venv.step_wait()
-        finished = store.add(observations, actions, rewards, dones)
-        observations = np.asarray(following)
-        steps += n
-        bar.advance(n)
-        if finished is not None:
-            queue.put(finished)
-        tock = time.perf_counter()
-        rollout_s += tock - tick
-        while queue.size >= dmc.batch_size:
-            batch = queue.take(dmc.batch_size)
-            losses.append(dmc_update(network, optimizer, batch, dmc.max_grad_norm, anchor))
-        tick = time.perf_counter()
-        update_s += tick - tock
-        if tasks.run_due(scores, steps):
-            tick = time.perf_counter()  # evaluations and saves stay out of the throughput
-    bar.close()
+    with Progress(planned, "steps", "train (dmc)", progress) as bar:
+        loop = _learn(venv, scores, optimizer, anchor, tasks, config, rng, bar)
+    steps, rollout_s, update_s, losses = loop.steps, loop.rollout_s, loop.update_s, loop.losses
     wall = time.perf_counter() - start
     train_s = max(rollout_s + update_s, 1e-9)
     log(f"trained {steps} learner steps{why if total else ''} in {wall:.1f} s "
@@ -512,6 +488,49 @@ def train_dmc(
         "final_loss": round(float(np.mean(losses[-100:])), 6) if losses else None,
     }
     return Fitted(policy, model_path, chart, summary, steps, wall, train_s, steps / train_s)
+
+
+@dataclass
+class _Loop:
+    """What the learning loop did: learner steps, seconds of rollouts and of updates, losses."""
+
+    steps: int = 0
+    rollout_s: float = 0.0
+    update_s: float = 0.0
+    losses: list[float] = field(default_factory=list)
+
+
+def _learn(venv: Any, scores: ActingScores, optimizer: Any, anchor: Callable[[], Any] | None,
+           tasks: _PeriodicTasks, config: TrainConfig, rng: np.random.Generator, bar: Progress) -> _Loop:
+    """The Monte-Carlo loop: act epsilon-greedily in every game, store the finished episodes'
+    returns, update on full batches and run the periodic tasks, until ``config.timesteps``
+    learner decisions are made (evaluations and saves left out of the timings)."""
+    dmc, n = config.dmc, config.n_envs
+    store, queue = EpisodeStore(n, dmc.gamma), SampleQueue()
+    loop = _Loop()
+    network = scores.network
+    tick = time.perf_counter()
+    observations = venv.reset()
+    while loop.steps < config.timesteps:
+        actions = epsilon_greedy(scores(observations), venv.action_masks(), dmc.epsilon, rng)
+        venv.step_async(actions)
+        following, rewards, dones, _ = venv.step_wait()
+        finished = store.add(observations, actions, rewards, dones)
+        observations = np.asarray(following)
+        loop.steps += n
+        bar.advance(n)
+        if finished is not None:
+            queue.put(finished)
+        tock = time.perf_counter()
+        loop.rollout_s += tock - tick
+        while queue.size >= dmc.batch_size:
+            batch = queue.take(dmc.batch_size)
+            loop.losses.append(dmc_update(network, optimizer, batch, dmc.max_grad_norm, anchor))
+        tick = time.perf_counter()
+        loop.update_s += tick - tock
+        if tasks.run_due(scores, loop.steps):
+            tick = time.perf_counter()  # evaluations and saves stay out of the throughput
+    return loop
 
 
 @dataclass
@@ -587,7 +606,7 @@ class _PeriodicTasks:
     def __init__(self, run: Path, target: TrainingTarget, config: TrainConfig, seed: int, venv: Any):
         self.run, self.probe, self.venv = run, target.probe, venv
         evals = config.eval
-        self.curve = _EvalLog(run, target, evals.games, evals.seed)
+        self.curve = _EvalLog(run, target, evals)
         self.every = {
             "eval": evals.interval(config.timesteps),
             "checkpoint": config.checkpoint_every,
@@ -628,9 +647,9 @@ class _PeriodicTasks:
 class _EvalLog:
     """Appends evaluations of the greedy policy against random to ``eval.csv``."""
 
-    def __init__(self, run: Path, target: TrainingTarget, games: int, seed: int):
+    def __init__(self, run: Path, target: TrainingTarget, evals: EvalConfig):
         self.path = run / EVAL_CSV
-        self.target, self.games, self.seed = target, games, seed
+        self.target, self.games, self.seed, self.metric = target, evals.games, evals.seed, evals.metric
         start_eval_log(self.path)
         self.done: set[int] = set()
 
@@ -639,7 +658,8 @@ class _EvalLog:
         if timesteps in self.done:
             return
         self.done.add(timesteps)
-        result = evaluate(self.target.raw_env(), policy, "random", games=self.games, seed=self.seed)
+        result = evaluate(self.target.raw_env(), policy, "random", games=self.games, seed=self.seed,
+                          metric=self.metric)
         append_eval_log(self.path, timesteps, "random", result)
 
 

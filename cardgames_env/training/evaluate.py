@@ -29,7 +29,8 @@ import numpy as np
 from cardgames_env.agents.base import Agent, has_heuristic, make_agent
 from cardgames_env.agents.search import is_search_kind
 from cardgames_env.core.aec import CardGameEnv
-from cardgames_env.core.progress import Progress
+from cardgames_env.core.deprecation import renamed
+from cardgames_env.display.progress import Progress
 from cardgames_env.registry import load
 
 from .config import EvalConfig, score_by
@@ -95,8 +96,9 @@ def agent_label(spec: AgentSpec) -> str:
 
 
 @dataclass(frozen=True)
-class GameRecord:
-    """One finished game: each seat's episode return and game points (NaN if none), and its length."""
+class GameOutcome:
+    """The outcome of one finished game: each seat's episode return and game points (NaN if
+    none), and its length (a replayable record is :class:`cardgames_env.records.GameRecord`)."""
 
     returns: tuple[float, ...]
     points: tuple[float, ...]
@@ -108,7 +110,7 @@ def play_game(
     agents: Sequence[Agent],
     seed: int,
     on_step: Callable[[Sequence[float]], None] | None = None,
-) -> GameRecord:
+) -> GameOutcome:
     """Play one game of a raw env with one agent per seat from ``reset(seed=seed)``.
 
     Every agent is re-seeded from ``seed`` and its seat first, so a game is reproducible.
@@ -148,10 +150,10 @@ def play_game(
         if steps > _MAX_STEPS:
             raise RuntimeError(f"a game of {raw.metadata['name']} ran past {_MAX_STEPS} steps")
     points = tuple(math.nan if p is None else float(p) for p in raw.rules.points(raw.game_state()))
-    return GameRecord(tuple(totals), points, steps)
+    return GameOutcome(tuple(totals), points, steps)
 
 
-def outcome(record: GameRecord, seat: int) -> float:
+def outcome(record: GameOutcome, seat: int) -> float:
     """Return 1 (win), 0.5 (draw) or 0 (loss) for ``seat``: best return, ties broken by points.
 
     With more than two players a win is sole first place and a draw a shared first place.
@@ -197,7 +199,7 @@ class MatchResult:
     return_diff: float
     return_diff_ci: tuple[float, float]
     score_by: str = "points"
-    records: list[tuple[int, GameRecord]] = field(default_factory=list, repr=False)
+    records: list[tuple[int, GameOutcome]] = field(default_factory=list, repr=False)
 
     @property
     def metric(self) -> str:
@@ -290,7 +292,7 @@ def evaluate(
     n = len(raw.possible_agents)
     mine = Roster(raw, agent, agent_name)
     theirs = Roster(raw, opponent, opponent_name)
-    records: list[tuple[int, GameRecord]] = []
+    records: list[tuple[int, GameOutcome]] = []
     for game in range(games):
         block, seat = _seat_plan(n, game)
         seats = [mine.agent(s) if s == seat else theirs.agent(s) for s in range(n)]
@@ -306,7 +308,7 @@ def summarize(
     agent: str,
     opponent: str,
     num_players: int,
-    records: list[tuple[int, GameRecord]],
+    records: list[tuple[int, GameOutcome]],
     by: str = "points",
 ) -> MatchResult:
     """Compute a :class:`MatchResult` from ``(agent's seat, record)`` pairs in seat-plan order."""
@@ -382,7 +384,7 @@ class LeagueResult:
         return path
 
 
-def _pair_score(record: GameRecord, a_seats: Sequence[int], b_seats: Sequence[int], by: str) -> float:
+def _pair_score(record: GameOutcome, a_seats: Sequence[int], b_seats: Sequence[int], by: str) -> float:
     """Return A's score against B in one game: the fraction of (A seat, B seat) pairs A beat."""
     if len(record.points) == 2:
         return outcome(record, a_seats[0])
@@ -461,14 +463,14 @@ def final_evaluations(
 ) -> list[MatchResult]:
     """Evaluate a trained agent on ``env`` against random and (when the game has one) the
     heuristic over ``evals.final_games`` games each, on deals from ``evals.seed + 500000``, with
-    a bar of the games played (``progress``: see :class:`~cardgames_env.core.progress.Progress`);
-    log each summary line and return the results."""
+    a bar of the games played (``progress``: see :class:`~cardgames_env.display.progress.Progress`),
+    compared by ``evals.metric``; log each summary line and return the results."""
     games, seed = evals.final_games, evals.seed + 500_000
     results = []
     for opponent in ("random", "heuristic") if has_heuristic(env.info.name) else ("random",):
         with Progress(games, "games", f"final eval vs {opponent}", progress) as bar:
             result = evaluate(env, learner, opponent, games=games, seed=seed, agent_name="trained",
-                              opponent_name=opponent, on_game=bar.advance)
+                              opponent_name=opponent, on_game=bar.advance, metric=evals.metric)
         results.append(result)
         log(result.summary())
     return results
@@ -482,3 +484,6 @@ def _unique(labels: list[str]) -> list[str]:
         seen[label] = seen.get(label, 0) + 1
         out.append(label if seen[label] == 1 else f"{label}#{seen[label]}")
     return out
+
+
+__getattr__ = renamed(__name__, {"GameRecord": "GameOutcome"}, globals())

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from cardgames_env.core.aec import CardGameEnv
-from cardgames_env.core.progress import Progress
+from cardgames_env.display.progress import Progress
 
 from .config import ImitationConfig
 from .evaluate import make_raw_env, play_game
@@ -202,7 +202,7 @@ def collect_demonstrations(
     With ``workers > 1`` the games run in that many processes; the result does not depend on
     the worker count (every game has its own seed and the chunks are joined in order).
     ``progress`` draws a bar of the games played, chunk by chunk (``None``: when stderr is a
-    terminal; see :class:`~cardgames_env.core.progress.Progress`).
+    terminal; see :class:`~cardgames_env.display.progress.Progress`).
 
     Raises:
         ValueError: for a non-positive count or an unknown env, option or agent kind.

@@ -1,7 +1,8 @@
 """The game a training run learns, resolved once: :class:`TrainingTarget`.
 
 A run names its env once (``cardgames train ENV``); :meth:`TrainingTarget.resolve` turns the
-name and the variant options into the game's spec and one AEC env of that variant, and every
+name (any accepted spelling) and the variant options into the game's spec and one AEC env of
+that variant, and every
 part of the run (the learners, the opponents, the evaluations, the saved files) takes its envs
 from the target's factories instead of looking the name up again.
 """
@@ -22,7 +23,7 @@ from .config import OPPONENT_MODES, SelfPlayConfig
 if TYPE_CHECKING:  # the factories import these when called
     from cardgames_env.wrappers.single_agent import SingleAgentEnv
 
-    from .vector_env import VectorTrainingEnv
+    from .sb3_vec_env import SB3BatchedEnv
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ class TrainingTarget:
     """One env and variant that a run trains on.
 
     Attributes:
-        env_name: the env name as the run was given it (logs, file names, summaries).
+        env_name: the canonical env name (``"<game>_v0"``: logs, file names, summaries).
         options: the variant's options.
         spec: the game's spec.
         probe: an AEC env of the variant, for its sizes and sidecars (never stepped).
@@ -42,15 +43,17 @@ class TrainingTarget:
     probe: CardGameEnv = field(repr=False)
 
     @classmethod
-    def resolve(cls, env_name: str, options: Mapping[str, Any] | None = None) -> TrainingTarget:
-        """Return the target of ``env_name`` with ``options``.
+    def resolve(cls, env: str | GameSpec, options: Mapping[str, Any] | None = None) -> TrainingTarget:
+        """Return the target of ``env`` (any accepted spelling of its name, or its spec) with
+        ``options``: the name is looked up here, once, and the probe is the one AEC env built.
 
         Raises:
             ValueError: for an unknown env or a bad option.
         """
+        spec = env if isinstance(env, GameSpec) else registry.spec(env)
         options = dict(options or {})
-        probe = registry.load(env_name).raw_env(**options)
-        return cls(env_name, options, registry.spec(probe.info.name), probe)
+        probe = spec.load("env")(**options)
+        return cls(spec.env_name, options, spec, probe)
 
     @property
     def game(self) -> str:
@@ -94,11 +97,14 @@ class TrainingTarget:
 
     def vector_env(
         self, num_envs: int, opponents: OpponentPool, learner_seat: int | None, seed: int
-    ) -> VectorTrainingEnv:
+    ) -> SB3BatchedEnv:
         """The batched engine's ``num_envs`` games, one learner seat each, as an SB3 ``VecEnv``."""
-        from .vector_env import VectorTrainingEnv
+        from cardgames_env import vector
 
-        return VectorTrainingEnv(self.env_name, num_envs, self.options, opponents=opponents,
+        from .sb3_vec_env import SB3BatchedEnv
+
+        engine = vector.make(self.spec, num_envs, seed=seed, deal=False, **self.options)
+        return SB3BatchedEnv(engine, options=self.options, probe=self.probe, opponents=opponents,
                                  learner_seat=learner_seat, seed=seed)
 
     def check_seat(self, seat: int | None) -> None:

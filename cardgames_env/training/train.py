@@ -22,10 +22,13 @@ A run folder holds::
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from cardgames_env.core.spec import GameSpec
 
 from .config import ENGINES, OPPONENT_MODES, VEC_ENVS, Overrides, TrainConfig, resolve_config
 from .device import resolve_device
@@ -36,7 +39,8 @@ from .output import check_output_folder
 from .target import TrainingTarget
 from .threads import plan_threads
 
-__all__ = ["ENGINES", "OPPONENT_MODES", "VEC_ENVS", "TrainResult", "train"]
+__all__ = ["ENGINES", "LEGACY_SETTINGS", "OPPONENT_MODES", "VEC_ENVS", "TrainResult", "run_folder_name",
+           "train"]
 
 
 @dataclass
@@ -52,48 +56,54 @@ class TrainResult:
     evaluations: list[MatchResult] = field(default_factory=list)
 
 
+LEGACY_SETTINGS = (*Overrides.names(), "config_path")
+"""The settings :func:`train` took as keywords before it took a :class:`TrainConfig` (still
+accepted, with a ``DeprecationWarning``)."""
+
+
 def train(
-    env_name: str,
+    env: str | GameSpec | TrainingTarget,
+    config: TrainConfig | None = None,
     *,
     options: Mapping[str, Any] | None = None,
-    timesteps: int | None = None,
-    opponents: str | None = None,
-    n_envs: int | None = None,
     seed: int = 0,
     out: str | Path | None = None,
-    vec_env: str | None = None,
-    eval_games: int | None = None,
     progress: bool | None = None,
-    config_path: str | Path | None = None,
-    engine: str | None = None,
-    imitation_games: int | None = None,
-    imitation_teacher: str | None = None,
-    algo: str | None = None,
-    device: str | None = None,
-    threads: int | None = None,
     log: Callable[[str], None] = print,
+    **settings: Any,
 ) -> TrainResult:
-    """Train a MaskablePPO (or, with ``algo="dmc"``, a Deep Monte-Carlo) agent for one seat of
-    ``env_name``, evaluate it and write the run folder.
+    """Train a MaskablePPO (or, with ``config.algo == "dmc"``, a Deep Monte-Carlo) agent for one
+    seat of ``env``, evaluate it and write the run folder.
 
-    Arguments left ``None`` come from the settings (:func:`~cardgames_env.training.config.resolve_config`:
-    with ``engine="vector"`` the ``vector`` section applies, with ``algo="dmc"`` the ``dmc``
-    section, on the batched engine). With ``imitation_games > 0`` the network first imitates a
-    teacher agent (``imitation_teacher``, default the config's ``imitation.teacher``);
-    ``timesteps=0`` then keeps the clone. The run ends by saving the model (PPO: ``model.zip``;
-    DMC: an exported policy, ``model.npz``) with its sidecar, drawing the learning curve, and
-    evaluating against random and (when the game has one) the heuristic over
-    ``eval.final_games`` games.
+    Every setting comes from ``config`` (default: the game's,
+    :func:`~cardgames_env.training.config.resolve_config`); the learner, the evaluations and the
+    saved files read that one object. With ``config.imitation.games > 0`` the network first
+    imitates a teacher agent (``config.imitation.teacher``); ``timesteps=0`` then keeps the
+    clone. The run ends by saving the model (PPO: ``model.zip``; DMC: an exported policy,
+    ``model.npz``) with its sidecar, drawing the learning curve, and evaluating against random
+    and (when the game has one) the heuristic over ``config.eval.final_games`` games, compared
+    by ``config.eval.metric``.
 
-    The learner runs on ``device`` (``auto``, ``cpu``, ``cuda`` or ``cuda:K``; default the
-    config's ``device``, ``auto``); the CPU threads of the learner, the engines' kernels and
-    the opponents' BLAS come from one plan (:func:`~cardgames_env.training.threads.plan_threads`,
-    ``threads`` cores in all, by default every core), logged and recorded in ``summary.json``.
+    The learner runs on ``config.device`` (``auto``, ``cpu``, ``cuda`` or ``cuda:K``); the CPU
+    threads of the learner, the engines' kernels and the opponents' BLAS come from one plan
+    (:func:`~cardgames_env.training.threads.plan_threads`, ``config.threads`` cores in all, by
+    default every core), logged and recorded in ``summary.json``.
 
-    ``progress`` draws bars on stderr for the learner steps (their total is the number of
-    steps that will run, ``timesteps`` rounded up to whole rollouts or batches, as the log
-    says), the imitation games and the final evaluations' games: ``None`` when stderr is a
-    terminal, ``True`` always, ``False`` never.
+    Args:
+        env: the env: a name in any accepted spelling, its spec, or a resolved
+            :class:`~cardgames_env.training.target.TrainingTarget` (then ``options`` are its own).
+        config: the run's settings.
+        options: the variant options of an env given by name or spec.
+        seed: seed of the envs and the network.
+        out: the run folder (default ``runs/<env>[-dmc]-<opponents>-s<seed>``, with the
+            canonical env name).
+        progress: bars on stderr for the learner steps (their total is the number of steps that
+            will run, ``timesteps`` rounded up to whole rollouts or batches, as the log says),
+            the imitation games and the final evaluations' games: ``None`` when stderr is a
+            terminal, ``True`` always, ``False`` never.
+        log: where the run's lines go.
+        **settings: deprecated: the settings as keywords (:data:`LEGACY_SETTINGS`), resolved
+            over the game's settings as the command line's are.
 
     Raises:
         ValueError: for an unknown env or option, a non-positive count, a bad setting, or a
@@ -102,12 +112,8 @@ def train(
     run = Path(out) if out is not None else None
     if run is not None:
         check_output_folder(run)
-    target = TrainingTarget.resolve(env_name, options)
-    config = resolve_config(target.game, config_path, Overrides(
-        timesteps=timesteps, opponents=opponents, n_envs=n_envs, vec_env=vec_env, engine=engine, algo=algo,
-        eval_games=eval_games, imitation_games=imitation_games, imitation_teacher=imitation_teacher,
-        device=device, threads=threads,
-    ))
+    target = env if isinstance(env, TrainingTarget) else TrainingTarget.resolve(env, options)
+    config = _config(target, config, settings)
     target.check_seat(config.learner_seat)
     if config.imitation.games > 0:
         check_agent_kinds(target.raw_env(), None, config.imitation.teacher, config.imitation.opponents)
@@ -116,8 +122,7 @@ def train(
     config = config.for_device(on.type)  # a GPU learner plays its section's n_envs_cuda games
     plan = plan_threads(str(on), config.torch_threads, config.threads)
     if run is None:
-        prefix = f"{env_name}-dmc" if config.algo == "dmc" else env_name
-        run = check_output_folder(Path("runs") / f"{prefix}-{config.opponents}-s{seed}")
+        run = check_output_folder(Path("runs") / run_folder_name(target.env_name, config, seed))
     plan.apply()
     log(plan.describe())
     fitted = _learner(config)(target, config, pool, run, seed, on, log, progress)
@@ -129,6 +134,34 @@ def train(
     log(f"saved {fitted.model_path} (+ {sidecar}), learning curve {fitted.curve}")
     return TrainResult(run, fitted.model_path, fitted.timesteps, fitted.wall_s, fitted.train_s,
                        fitted.steps_per_s, results)
+
+
+def run_folder_name(env_name: str, config: TrainConfig, seed: int) -> str:
+    """The default run folder's name under ``runs/``: ``<env>[-dmc]-<opponents>-s<seed>``."""
+    prefix = f"{env_name}-dmc" if config.algo == "dmc" else env_name
+    return f"{prefix}-{config.opponents}-s{seed}"
+
+
+def _config(target: TrainingTarget, config: TrainConfig | None, settings: Mapping[str, Any]) -> TrainConfig:
+    """The run's settings: ``config``, or the game's with the deprecated keyword ``settings``.
+
+    Raises:
+        ValueError: for an unknown keyword, keywords beside a ``config``, or a bad setting.
+    """
+    unknown = sorted(set(settings) - set(LEGACY_SETTINGS))
+    if unknown:
+        raise TypeError(f"train() got an unexpected keyword argument {unknown[0]!r}")
+    if config is not None:
+        if settings:
+            raise ValueError(f"train() takes the settings in config, not as keywords ({', '.join(settings)})")
+        return config
+    if settings:
+        warnings.warn("train(env, timesteps=..., ...) is deprecated: pass train(env, config) with a "
+                      "TrainConfig (resolve_config(game, path, Overrides(...)))", DeprecationWarning,
+                      stacklevel=3)
+    given = dict(settings)
+    path = given.pop("config_path", None)
+    return resolve_config(target.spec, path, Overrides(**given))
 
 
 def _learner(config: TrainConfig) -> Learner:

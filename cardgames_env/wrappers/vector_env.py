@@ -58,8 +58,10 @@ from gymnasium.vector.utils import batch_space
 from cardgames_env import vector
 from cardgames_env.agents.batch import as_batch_policy
 from cardgames_env.agents.pool import OpponentPool
+from cardgames_env.core.aec import CardGameEnv
+from cardgames_env.core.engine import BatchedEngine
 from cardgames_env.core.rng import check_seed
-from cardgames_env.registry import load
+from cardgames_env.core.spec import GameSpec
 from cardgames_env.wrappers.single_agent import check_learner_seat
 
 AUTORESET_MODES = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP, AutoresetMode.DISABLED)
@@ -70,8 +72,12 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
     """The learner's decisions in ``num_envs`` batched games; opponents act in batch inside.
 
     Args:
-        env: a registered env name (``"<game>_v0"``; ``"cardgames/<game>_v0"`` too).
-        num_envs: games stepped together.
+        env: a registered env name (``"<game>_v0"``; ``"cardgames/<game>_v0"`` too), the
+            game's spec, or a batched engine to drive (built with ``deal=False``, or reset
+            before use: ``reset`` deals again).
+        num_envs: games stepped together (default 8; an engine given has its own).
+        probe: an AEC env of the same game and variant, for the spaces and the opponents
+            (default: one built from the engine's env class).
         opponents: who plays every other seat: an agent spec (``"random"``, ``"heuristic"``,
             ``"pretrained"``, ``"search[:options]"``, a model path... anything the CLI
             takes), a batch policy (``act_batch``), an :class:`Agent`, a function
@@ -90,7 +96,8 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         info_mask: put the observations' masks in ``infos["action_mask"]`` too (the same
             array); RLlib's runners, which turn every info into one dict per game, go faster
             without.
-        **options: the game's variant options and ``max_steps`` (as ``<env>.env(**options)``).
+        **options: the game's variant options and ``max_steps`` (as ``<env>.env(**options)``);
+            with an engine given, the options its probe is built with.
 
     Raises:
         ValueError: for an unknown env, bad options, a bad ``num_envs``, seat, opponent, seed
@@ -101,9 +108,10 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
 
     def __init__(
         self,
-        env: str,
-        num_envs: int = 8,
+        env: str | GameSpec | BatchedEngine,
+        num_envs: int | None = None,
         *,
+        probe: CardGameEnv | None = None,
         opponents: Any = "random",
         learner_seat: int | None = None,
         seed: int | None = None,
@@ -114,9 +122,9 @@ class CardGamesVectorEnv(gymnasium.vector.VectorEnv):
         **options: Any,
     ):
         seed = check_seed(seed)
-        self.engine = vector.make(env, num_envs=num_envs, seed=seed, **options)
-        """The batched engine (:class:`cardgames_env.vector.VectorEnv`): ``state(i)``, rewards..."""
-        self.probe = load(self.engine.name).raw_env(**options)
+        self.engine = _engine(env, num_envs, seed, options)
+        """The batched engine (:class:`cardgames_env.vector.BatchedEngine`): ``state(i)``, rewards..."""
+        self.probe = probe if probe is not None else self.engine.env_cls(**options)
         """An AEC env of the same game and variant (what agents and encodings are built for)."""
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
@@ -545,6 +553,20 @@ def _autoreset_mode(mode: Any) -> AutoresetMode:
         offered = ", ".join(f"{m.name} ({m.value!r})" for m in AUTORESET_MODES)
         raise ValueError(f"autoreset_mode must be one of {offered}")
     return mode
+
+
+def _engine(env: str | GameSpec | BatchedEngine, num_envs: int | None, seed: int | None,
+            options: dict[str, Any]) -> BatchedEngine:
+    """The engine to drive: ``env`` itself, or one built (without a deal: ``reset`` deals).
+
+    Raises:
+        ValueError: for an engine given with a ``num_envs`` other than its own.
+    """
+    if isinstance(env, BatchedEngine):
+        if num_envs is not None and num_envs != env.num_envs:
+            raise ValueError(f"num_envs {num_envs} differs from the engine's {env.num_envs}")
+        return env
+    return vector.make(env, num_envs=8 if num_envs is None else num_envs, seed=seed, deal=False, **options)
 
 
 def make_vector_env(num_envs: int = 8, **kwargs: Any) -> CardGamesVectorEnv:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cardgames_env.core.progress import Progress
+from cardgames_env.display.progress import Progress
 
 
 def test_a_bar_counts_to_its_total_on_stderr(capsys):
@@ -58,7 +58,7 @@ class _Stream:
 
 
 def test_is_terminal_asks_the_stream():
-    from cardgames_env.core.progress import is_terminal
+    from cardgames_env.display.progress import is_terminal
 
     assert is_terminal(_Stream(True)) and not is_terminal(_Stream(False))
     assert not is_terminal(_Stream(ValueError("I/O operation on closed file")))

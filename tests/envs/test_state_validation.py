@@ -54,7 +54,7 @@ def env_snapshot(env: Any) -> tuple:
     )
 
 
-def slot_snapshot(vec: vector.VectorEnv) -> tuple:
+def slot_snapshot(vec: vector.BatchedEngine) -> tuple:
     """What a refused ``load`` must leave as it was: every slot's position and outputs."""
     return (
         [vec.state(i) for i in range(vec.num_envs)],

@@ -70,7 +70,7 @@ def _pick(moves: tuple[rules.Move, ...], rng: np.random.Generator) -> rules.Move
     return pool[int(rng.integers(len(pool)))]
 
 
-def _walk(vec: vector.VectorEnv, encoding: HaggisEncoding, state: rules.State, budget: int,
+def _walk(vec: vector.BatchedEngine, encoding: HaggisEncoding, state: rules.State, budget: int,
           rng: np.random.Generator) -> int:
     """Compare masks and observations along every action path from ``state`` (up to ``budget``
     nodes, children visited in random order); declarations are compared by the state they reach."""
@@ -141,7 +141,7 @@ def test_selection_is_part_of_the_decision_not_the_state() -> None:
     assert state.hands[0] & FACE_MASK == FACE_MASK
 
 
-def _trace(vec: vector.VectorEnv, steps: int) -> list[np.ndarray]:
+def _trace(vec: vector.BatchedEngine, steps: int) -> list[np.ndarray]:
     rng = np.random.default_rng(5)
     out = []
     for _ in range(steps):

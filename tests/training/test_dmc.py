@@ -35,8 +35,8 @@ from cardgames_env.training.dmc import (  # noqa: E402
 from cardgames_env.training.evaluate import evaluate  # noqa: E402
 from cardgames_env.training.export import export_policy, sum_of_networks, write_policy  # noqa: E402
 from cardgames_env.training.imitation import Demonstrations  # noqa: E402
+from cardgames_env.training.sb3_vec_env import SB3BatchedEnv  # noqa: E402
 from cardgames_env.training.train import train  # noqa: E402
-from cardgames_env.training.vector_env import VectorTrainingEnv  # noqa: E402
 
 
 def test_returns_to_go_discount_later_rewards() -> None:
@@ -366,7 +366,7 @@ def test_episode_store_returns_are_the_episodes_returns(name: str) -> None:
     decision's return (gamma 1) is the episode return the env reports; each later return is the
     first minus the rewards before it."""
     n = 8
-    env = VectorTrainingEnv(name, num_envs=n, opponents="random", seed=5)
+    env = SB3BatchedEnv(name, num_envs=n, opponents="random", seed=5)
     store = EpisodeStore(n, 1.0)
     rng = np.random.default_rng(0)
     obs = env.reset()

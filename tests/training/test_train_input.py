@@ -160,8 +160,8 @@ def test_shipped_configs_pass_validation_for_every_game():
 
     names = ppo_parameters()
     games = {load(env).raw_env().info.name for env in ALL_ENVS}
-    shipped = {p.name for p in (resources.files("cardgames_env.training") / "configs").iterdir()}
-    assert shipped == {"default.json"}, shipped  # a game's own settings live in its folder
+    # The defaults are TrainConfig's fields; a game's own settings live in its folder.
+    assert not (resources.files("cardgames_env.training") / "configs").is_dir()
     for game in games:
         assert game_config_file(game) is not None, game
     for game in sorted(games | {"no_such_game"}):

@@ -10,7 +10,7 @@ from cardgames_env import vector
 from cardgames_env.agents.batch import AgentBatch, RandomBatch, batch_policy, random_legal
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.registry import load
-from cardgames_env.training.vector_env import VectorTrainingEnv
+from cardgames_env.training.sb3_vec_env import SB3BatchedEnv
 
 ENGINES = vector.available()
 SHORT = {"haggis_v0": {"target_score": 50}}
@@ -20,7 +20,7 @@ SHORT = {"haggis_v0": {"target_score": 50}}
 StepRecord = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _record_engine_steps(env: VectorTrainingEnv) -> list[StepRecord]:
+def _record_engine_steps(env: SB3BatchedEnv) -> list[StepRecord]:
     """Make ``env.engine.step`` log (slots where the learner's seat moved, moving slots, learner
     seats, rewards, done) per call."""
     log: list[StepRecord] = []
@@ -44,7 +44,7 @@ def test_episode_returns_are_the_learner_seat_rewards_of_its_game(name: str) -> 
     """Summing the engine's rewards of the learner's seat over each game (the test's own
     bookkeeping over every engine step) gives exactly the episodes the env reports, and the
     per-step rewards add up to the same totals."""
-    env = VectorTrainingEnv(name, num_envs=6, options=SHORT.get(name), opponents="random", seed=3)
+    env = SB3BatchedEnv(name, num_envs=6, options=SHORT.get(name), opponents="random", seed=3)
     log = _record_engine_steps(env)
     env.reset()
     rng = np.random.default_rng(0)
@@ -74,14 +74,14 @@ def test_episode_returns_are_the_learner_seat_rewards_of_its_game(name: str) -> 
 @pytest.mark.parametrize("name", ENGINES)
 def test_the_learner_is_to_move_in_every_slot(name: str) -> None:
     for seat in range(load(name).raw_env().encoding.num_players):
-        env = VectorTrainingEnv(name, num_envs=4, opponents="random", learner_seat=seat, seed=seat)
+        env = SB3BatchedEnv(name, num_envs=4, opponents="random", learner_seat=seat, seed=seat)
         env.reset()
         rng = np.random.default_rng(seat)
         for _ in range(50):
             assert np.all(env.engine.player == seat)
             assert env.action_masks().any(axis=1).all()
             env.step(random_legal(env.action_masks(), rng))
-    env = VectorTrainingEnv(name, num_envs=64, opponents="random", seed=1)
+    env = SB3BatchedEnv(name, num_envs=64, opponents="random", seed=1)
     env.reset()
     assert set(env.venv.seat.tolist()) == set(range(env.engine.num_players)), "seats drawn per game"
 
@@ -90,10 +90,10 @@ def test_bad_arguments_are_refused() -> None:
     name = ENGINES[0]
     for seat in (-1, 99, True, 1.5):
         with pytest.raises(ValueError, match="learner_seat"):
-            VectorTrainingEnv(name, num_envs=2, learner_seat=seat)
+            SB3BatchedEnv(name, num_envs=2, learner_seat=seat)
     with pytest.raises(ValueError):
-        VectorTrainingEnv(name, num_envs=2, opponents="nobody")
-    env = VectorTrainingEnv(name, num_envs=2, seed=0)
+        SB3BatchedEnv(name, num_envs=2, opponents="nobody")
+    env = SB3BatchedEnv(name, num_envs=2, seed=0)
     env.reset()
     illegal = np.array([int(np.flatnonzero(~row)[0]) for row in env.action_masks()])
     before = env.engine.obs.copy()
@@ -107,7 +107,7 @@ def test_it_is_built_without_warnings_and_renders_nothing() -> None:
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # SB3 warns when an env lacks render_mode
-        env = VectorTrainingEnv(ENGINES[0], num_envs=2, seed=0)
+        env = SB3BatchedEnv(ENGINES[0], num_envs=2, seed=0)
     assert env.render_mode is None and env.get_attr("render_mode") == [None, None]
 
 
@@ -193,7 +193,7 @@ def test_an_opponent_that_remembers_its_game_keeps_one_plan_per_game_seat() -> N
     from cardgames_env.envs.haggis.heuristic import HaggisHeuristic
 
     name = "haggis_v0"
-    env = VectorTrainingEnv(name, num_envs=6, options=SHORT[name], opponents="heuristic", seed=4)
+    env = SB3BatchedEnv(name, num_envs=6, options=SHORT[name], opponents="heuristic", seed=4)
     policy = env.venv.policy("heuristic")
     assert isinstance(policy, HaggisHeuristic)  # batched itself: one plan per key
     calls: list[tuple] = []
@@ -239,7 +239,7 @@ def test_agents_that_read_the_env_state_play_batched_on_each_rows_state() -> Non
     probe = load("jaipur_v0").raw_env()
     assert isinstance(batch_policy("search:iterations=8", probe, seed=0), StateBatch)
     for name in ("jaipur_v0", "haggis_v0"):
-        env = VectorTrainingEnv(
+        env = SB3BatchedEnv(
             name, num_envs=3, options=SHORT.get(name), opponents="search:iterations=8", seed=1
         )
         env.reset()
@@ -260,7 +260,7 @@ def test_maskable_ppo_learns_on_it_and_snapshots_join_the_pool(name: str, tmp_pa
     from cardgames_env.agents.model import ModelAgent, write_sidecar
 
     pool = OpponentPool(base=("random",), sampling="latest", snapshot_prob=1.0)
-    env = VectorTrainingEnv(name, num_envs=16, opponents=pool, seed=0)
+    env = SB3BatchedEnv(name, num_envs=16, opponents=pool, seed=0)
     model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, n_epochs=1, seed=0, device="cpu",
                         policy_kwargs={"net_arch": [32]})
     model.learn(total_timesteps=256)
@@ -308,7 +308,7 @@ def _rollout_digest(name: str, opponents: str, seat: int | None, seed: int) -> t
     import hashlib
 
     spec = OpponentPool(base=("random", "heuristic")) if opponents == "pool" else opponents
-    env = VectorTrainingEnv(name, 8, {}, opponents=spec, learner_seat=seat, seed=seed)
+    env = SB3BatchedEnv(name, 8, {}, opponents=spec, learner_seat=seat, seed=seed)
     env.seed(seed)
     obs = env.reset()
     digest = hashlib.sha256(obs.tobytes())
@@ -344,7 +344,7 @@ def test_maskable_ppo_trains_to_the_reference_parameters(name: str) -> None:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        env = VectorTrainingEnv(name, 16, {}, opponents="heuristic", seed=0)
+        env = SB3BatchedEnv(name, 16, {}, opponents="heuristic", seed=0)
         model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=128, n_epochs=2, seed=0, device="cpu",
                             policy_kwargs={"net_arch": [64, 64]})
         model.learn(total_timesteps=16 * 32 * 3)

@@ -10,7 +10,7 @@ from cardgames_env import registry, vector
 ENGINES = vector.available()
 
 
-def _random_actions(vec: vector.VectorEnv, rng: np.random.Generator) -> np.ndarray:
+def _random_actions(vec: vector.BatchedEngine, rng: np.random.Generator) -> np.ndarray:
     return np.array([rng.choice(np.flatnonzero(row)) for row in vec.mask])
 
 

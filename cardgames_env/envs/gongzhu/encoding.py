@@ -14,7 +14,7 @@ from cardgames_env.core.actions import ActionTable
 from cardgames_env.core.cards import FRENCH_RANKS, mask_to_array, mask_to_float32
 from cardgames_env.core.game import Encoding
 from cardgames_env.core.observation import ObservationLayout
-from cardgames_env.core.render import seat_label
+from cardgames_env.display.ansi import seat_label
 
 from . import rules
 from .cards import NOTATION, NUM_PLAYERS, POINT_CARD_IDS, SUIT_MASKS, card_str, notation_of

@@ -49,6 +49,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardgames_env.core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, wrap_env
+from cardgames_env.display import picture
 
 from . import SPEC, rules
 from .encoding import GongZhuEncoding
@@ -64,6 +65,7 @@ TEST_VARIANTS: tuple[dict[str, Any], ...] = (
 class GongZhuEnv(CardGameEnv):
     """Gong Zhu as a PettingZoo AEC env; see the module docstring (the env card)."""
 
+    drawing = picture
     rules = rules
     encoding_cls = GongZhuEncoding
     spec = SPEC

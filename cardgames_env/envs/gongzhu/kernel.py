@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from cardgames_env.core.engine import VectorEnv
+from cardgames_env.core.engine import BatchedEngine
 from cardgames_env.core.kernel_rng import shuffle
 from cardgames_env.core.threads import aligned_zeros, borrow
 from cardgames_env.envs.gongzhu import rules
@@ -375,7 +375,7 @@ def _reset_slots(
         _write_outputs(state, i, obs, mask, player, spade2_first)
 
 
-class GongZhuVectorEnv(VectorEnv):
+class GongZhuEngine(BatchedEngine):
     """Batched ``gongzhu_v0`` (every variant of :class:`rules.Config`); see :mod:`.base`."""
 
     env_cls = GongZhuEnv

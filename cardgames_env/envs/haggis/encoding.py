@@ -24,7 +24,7 @@ from cardgames_env.core.actions import ActionTable
 from cardgames_env.core.cards import mask_to_array
 from cardgames_env.core.game import Encoding, IllegalMoveError
 from cardgames_env.core.observation import ObservationLayout
-from cardgames_env.core.render import seat_label
+from cardgames_env.display.ansi import seat_label
 
 from . import rules
 from .cards import FACE_MASK, NUM_CARD_IDS, NUMBER_MASK, card_str, cards_str, parse_card

@@ -51,6 +51,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardgames_env.core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, wrap_env
+from cardgames_env.display import picture
 
 from . import SPEC, rules
 from .encoding import HaggisEncoding
@@ -67,6 +68,7 @@ TEST_VARIANTS: tuple[dict[str, Any], ...] = (
 class HaggisEnv(CardGameEnv):
     """Haggis as a PettingZoo AEC env; see the module docstring (the env card)."""
 
+    drawing = picture
     rules = rules
     encoding_cls = HaggisEncoding
     spec = SPEC

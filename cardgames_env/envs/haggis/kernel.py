@@ -43,7 +43,7 @@ import numpy as np
 from numba import njit, prange
 
 from cardgames_env.core.bits import bit_count, highest_bit, lowest_bit
-from cardgames_env.core.engine import VectorEnv
+from cardgames_env.core.engine import BatchedEngine
 from cardgames_env.core.kernel_rng import below, shuffle
 from cardgames_env.core.threads import aligned_zeros, borrow
 from cardgames_env.envs.haggis import rules
@@ -716,7 +716,7 @@ def _reading_tuple(kind: int, length: int, rank: int) -> tuple:
     return ("sequence", kind, length, rank)
 
 
-class HaggisVectorEnv(VectorEnv):
+class HaggisEngine(BatchedEngine):
     """``num_envs`` Haggis games stepped together; see the module docstring."""
 
     env_cls = HaggisEnv
@@ -771,7 +771,7 @@ class HaggisVectorEnv(VectorEnv):
         _refresh_slot(self.slots, i, self.obs, self.mask, self.player, self._cfg, *self._tables)
 
     def final_state(self, i: int) -> rules.State:
-        """The position slot ``i``'s last game ended in (see :meth:`VectorEnv.final_state`): a
+        """The position slot ``i``'s last game ended in (see :meth:`BatchedEngine.final_state`): a
         seat has gone out and the hand is over, or the game was cut at the turn limit."""
         state = super().final_state(i)
         if 0 in state.hands:

@@ -16,7 +16,7 @@ import numpy as np
 from cardgames_env.core.actions import ActionTable
 from cardgames_env.core.game import Encoding
 from cardgames_env.core.observation import ObservationLayout
-from cardgames_env.core.render import seat_label
+from cardgames_env.display.ansi import seat_label
 
 from . import rules
 from .cards import COLOURS, NUM_COLOURS, NUM_MODIFIERS, hand_str, rule_str

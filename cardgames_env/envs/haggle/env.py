@@ -61,6 +61,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardgames_env.core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, wrap_env
+from cardgames_env.display import picture
 
 from . import SPEC, rules
 from .encoding import HaggleEncoding
@@ -77,6 +78,7 @@ TEST_VARIANTS: tuple[dict[str, Any], ...] = (
 class HaggleEnv(CardGameEnv):
     """Haggle as a PettingZoo AEC env; see the module docstring (the env card)."""
 
+    drawing = picture
     rules = rules
     encoding_cls = HaggleEncoding
     spec = SPEC

@@ -4,7 +4,7 @@ The reference is :mod:`cardgames_env.envs.haggle.rules` (and ``scoring``/``encod
 kernels below restate them for one slot at a time, and ``tests/haggle/test_haggle_kernel.py``
 holds the two together move by move.
 
-A slot is one int64 row of :data:`HaggleVectorEnv.slots`; its fields sit at the offsets of
+A slot is one int64 row of :data:`HaggleEngine.slots`; its fields sit at the offsets of
 :class:`_Layout` (scalars first, then the per-seat and per-pair tables of the rules
 ``State``). The 13-card cap draw (rule S12) and the deals come from the slot's own
 random stream.
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numba import get_thread_id, njit, prange
 
-from cardgames_env.core.engine import VectorEnv
+from cardgames_env.core.engine import BatchedEngine
 from cardgames_env.core.kernel_rng import below, shuffle
 from cardgames_env.core.threads import aligned_zeros, borrow, max_kernel_threads
 from cardgames_env.envs.haggle import rules
@@ -605,7 +605,7 @@ def _refresh(
     player[i] = _write_outputs(slots[i], prm, offers, scale, obs[i], mask[i])
 
 
-class HaggleVectorEnv(VectorEnv):
+class HaggleEngine(BatchedEngine):
     """Haggle's batched engine (see the module docstring and :mod:`.base`)."""
 
     env_cls = HaggleEnv

@@ -63,6 +63,7 @@ from typing import Any
 
 from cardgames_env.core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, wrap_env
 from cardgames_env.core.game import Encoding
+from cardgames_env.display import picture
 
 from . import SPEC, rules
 from .encoding import JaipurEncoding
@@ -81,6 +82,7 @@ TEST_VARIANTS: tuple[dict[str, Any], ...] = (
 class JaipurEnv(CardGameEnv):
     """Jaipur as a PettingZoo AEC env; see the module docstring (the env card)."""
 
+    drawing = picture
     rules = rules
     encoding_cls = JaipurEncoding
     spec = SPEC

@@ -101,7 +101,7 @@ class JaipurHeuristic(BatchPlayer):
     ) -> np.ndarray:
         """:meth:`act_batch` given each row's legal actions as a list instead of a mask: row
         ``r``'s are ``legal_index[r, :legal_count[r]]``, in any order (what the batched engine
-        keeps, :attr:`~cardgames_env.envs.jaipur.kernel.JaipurVectorEnv.legal_index`). Same
+        keeps, :attr:`~cardgames_env.envs.jaipur.kernel.JaipurEngine.legal_index`). Same
         actions and random draws as :meth:`act_batch` on the same rows.
 
         Raises:

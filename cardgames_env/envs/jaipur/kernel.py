@@ -20,7 +20,7 @@ A slot's row holds the whole rules ``State``: counts of the card zones, the deck
 from ``DECKPOS``), the goods stacks and bonus piles (top first, right-aligned in fixed
 regions), the tokens each player took (in the order taken), and the round history in a
 separate array of ``min(round cap, 16)`` rounds (running sums keep observations and rewards
-exact beyond it; :meth:`JaipurVectorEnv.state` refuses a slot with a longer history).
+exact beyond it; :meth:`JaipurEngine.state` refuses a slot with a longer history).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from cardgames_env.core.engine import VectorEnv
+from cardgames_env.core.engine import BatchedEngine
 from cardgames_env.core.kernel_rng import below, shuffle
 from cardgames_env.core.threads import aligned_zeros, borrow
 from cardgames_env.envs.jaipur import encoding, rules, substeps
@@ -782,10 +782,10 @@ def _reset_kernel(
                       give_packed, seq)
 
 
-class JaipurVectorEnv(VectorEnv):
+class JaipurEngine(BatchedEngine):
     """``num_envs`` Jaipur games stepped together (see the module docstring and ``docs/vector.md``).
 
-    Attributes (beyond :class:`VectorEnv`'s):
+    Attributes (beyond :class:`BatchedEngine`'s):
         slots: int32 ``[N, WIDTH]``, one row of rules state per slot (layout: the module's
             field offsets).
         history: int32 ``[N, H, 8]``, the finished rounds of each slot's game.
@@ -862,7 +862,7 @@ class JaipurVectorEnv(VectorEnv):
         return _row_to_state(self.slots[i], self.history[i], self.config)
 
     def final_state(self, i: int) -> Any:
-        """The position slot ``i``'s last game ended in (see :meth:`VectorEnv.final_state`): its
+        """The position slot ``i``'s last game ended in (see :meth:`BatchedEngine.final_state`): its
         last round scored, or cut at the turn limit."""
         state = super().final_state(i)
         ended = dataclasses.replace(state, round_over=True)
@@ -1007,4 +1007,4 @@ def _row_to_state(s: np.ndarray, hist: np.ndarray, config: rules.Config) -> rule
     )
 
 
-__all__ = ["JaipurVectorEnv"]
+__all__ = ["JaipurEngine"]

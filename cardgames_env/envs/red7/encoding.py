@@ -20,7 +20,7 @@ import numpy as np
 from cardgames_env.core.actions import ActionTable
 from cardgames_env.core.game import TERMINAL, Encoding
 from cardgames_env.core.observation import ObservationLayout
-from cardgames_env.core.render import seat_label
+from cardgames_env.display.ansi import seat_label
 
 from . import rules
 from .cards import COLOUR_MASKS, COLOUR_NAMES, COLOURS, NUM_CARDS, mask_str

@@ -57,6 +57,7 @@ from __future__ import annotations
 from typing import Any
 
 from cardgames_env.core.aec import RENDER_FPS, RENDER_MODES, CardGameEnv, wrap_env
+from cardgames_env.display import picture
 
 from . import SPEC, rules
 from .encoding import Red7Encoding
@@ -79,6 +80,7 @@ BENCH_OPTIONS: dict[str, Any] = {"num_players": 4}
 class Red7Env(CardGameEnv):
     """Red7 as a PettingZoo AEC env; see the module docstring (the env card)."""
 
+    drawing = picture
     rules = rules
     encoding_cls = Red7Encoding
     spec = SPEC

@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit, prange
 
 from cardgames_env.core.bits import bit_count, bit_length, lowest_bit
-from cardgames_env.core.engine import VectorEnv
+from cardgames_env.core.engine import BatchedEngine
 from cardgames_env.core.kernel_rng import shuffle
 from cardgames_env.core.threads import aligned_zeros, borrow
 from cardgames_env.envs.red7 import rules
@@ -1004,8 +1004,9 @@ def _step_threads(
         )
 
 
-class Red7VectorEnv(VectorEnv):
-    """Batched ``red7_v0`` (see the module docstring and :class:`.base.VectorEnv`)."""
+class Red7Engine(BatchedEngine):
+    """Batched ``red7_v0`` (see the module docstring and
+    :class:`~cardgames_env.core.engine.BatchedEngine`)."""
 
     env_cls = Red7Env
 
@@ -1106,4 +1107,4 @@ class Red7VectorEnv(VectorEnv):
         )
 
 
-__all__ = ["Red7VectorEnv"]
+__all__ = ["Red7Engine"]
