@@ -570,106 +570,112 @@ def _played_succeeds(
 
 
 @njit(cache=True)
-def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
-    """``encoding.legal_action_mask``: the mask of ``rules.legal_moves`` of the mover."""
-    out[:] = False
-    out[GIVE_UP] = True  # giving up is always legal
-    p = row[F_PLAYER]
-    phase = row[F_PHASE]
-    hand = row[F_HANDS + p]
-    if phase == MAIN and hand == 0:
-        return  # "A turn": no cards, only giving up
-    palette = row[F_PALETTES + p]
+def _mask_rulebook(
+    row: np.ndarray, cfg: np.ndarray, out: np.ndarray, p: int, phase: int, hand: int, palette: int
+) -> None:
+    """The rulebook's options (``strict=False``, ``rules._candidates``): every play, discard
+    and pair the phase allows, whether it wins or not."""
     action_rule = cfg[C_ACTION] != 0
-    rule = row[F_RULE]
-    if not cfg[C_STRICT]:  # rulebook: every option (rules._candidates)
-        if phase == MAIN or phase == EXTRA:
-            rest = hand
-            while rest:
-                c = lowest_bit(rest)
-                rest &= rest - 1
-                out[PLAY0 + c] = True
-        if phase == MAIN or phase == CANVAS:
-            rest = hand
-            while rest:
-                c = lowest_bit(rest)
-                rest &= rest - 1
-                out[DISCARD0 + c] = True
-        if phase == MAIN:
-            rest = hand
-            while rest:
-                c = lowest_bit(rest)
-                rest &= rest - 1
-                if action_rule and (c // 7) % 2 == 0:
-                    continue  # an odd card's effect comes first ("The action rule")
-                others = hand & ~(1 << c)
-                while others:
-                    d = lowest_bit(others)
-                    others &= others - 1
-                    out[PAIR0 + 48 * c + (d if d < c else d - 1)] = True
-        elif phase == TAKE:
-            targets = _take_targets(row, cfg[C_N], p, bit_count(palette))
-            while targets:
-                c = lowest_bit(targets)
-                targets &= targets - 1
-                out[TAKE0 + c] = True
-        elif phase == SEVEN:
-            others = palette & ~(1 << row[F_EFFECT])
-            while others:
-                c = lowest_bit(others)
-                others &= others - 1
-                out[CANVAS0 + c] = True
-                if cfg[C_SEVEN_DECK]:
-                    out[DECK0 + c] = True
-        elif phase == CANVAS:
-            out[END_TURN] = True
-        return
-    _thresholds(row, cfg[C_N], p, 0, S_THR)
-    thr = row[S_THR : S_THR + 7]
-    if phase == MAIN:
-        all_strengths(palette, row, S_BASE)
-        base = row[S_BASE : S_BASE + 7]
-        # Discard d: the palette wins under d's colour.
-        rest = hand
-        while rest:
-            d = lowest_bit(rest)
-            rest &= rest - 1
-            colour = 6 - d % 7
-            if base[colour] > thr[colour]:
-                out[DISCARD0 + d] = True
-        m = hand | hand >> 7
-        m |= m >> 14
-        m |= m >> 28
-        m &= 0x7F  # in-group positions of the hand's colours
+    if phase == MAIN or phase == EXTRA:
         rest = hand
         while rest:
             c = lowest_bit(rest)
             rest &= rest - 1
-            bit = 1 << c
-            after = palette | bit
-            odd = (c // 7) % 2 == 0
-            # Play c: wins under the rule (action rule: some completion of the turn does, a 3 always).
-            if action_rule and odd:
-                if _played_succeeds(row, cfg, p, hand & ~bit, after, c, True, thr):
-                    out[PLAY0 + c] = True
-                continue  # no play-then-discard of an odd card under the action rule
-            if _strength_plus(rule, palette, c, base[rule]) > thr[rule]:
+            out[PLAY0 + c] = True
+    if phase == MAIN or phase == CANVAS:
+        rest = hand
+        while rest:
+            c = lowest_bit(rest)
+            rest &= rest - 1
+            out[DISCARD0 + c] = True
+    if phase == MAIN:
+        rest = hand
+        while rest:
+            c = lowest_bit(rest)
+            rest &= rest - 1
+            if action_rule and (c // 7) % 2 == 0:
+                continue  # an odd card's effect comes first ("The action rule")
+            others = hand & ~(1 << c)
+            while others:
+                d = lowest_bit(others)
+                others &= others - 1
+                out[PAIR0 + 48 * c + (d if d < c else d - 1)] = True
+    elif phase == TAKE:
+        targets = _take_targets(row, cfg[C_N], p, bit_count(palette))
+        while targets:
+            c = lowest_bit(targets)
+            targets &= targets - 1
+            out[TAKE0 + c] = True
+    elif phase == SEVEN:
+        others = palette & ~(1 << row[F_EFFECT])
+        while others:
+            c = lowest_bit(others)
+            others &= others - 1
+            out[CANVAS0 + c] = True
+            if cfg[C_SEVEN_DECK]:
+                out[DECK0 + c] = True
+    elif phase == CANVAS:
+        out[END_TURN] = True
+
+
+@njit(cache=True)
+def _mask_main(
+    row: np.ndarray, cfg: np.ndarray, out: np.ndarray, p: int, hand: int, palette: int, rule: int,
+    thr: np.ndarray,
+) -> None:
+    """A turn's first decision under ``strict``: the plays, discards and pairs after which the
+    mover's palette beats every opponent's threshold ``thr`` (per rule)."""
+    action_rule = cfg[C_ACTION] != 0
+    all_strengths(palette, row, S_BASE)
+    base = row[S_BASE : S_BASE + 7]
+    # Discard d: the palette wins under d's colour.
+    rest = hand
+    while rest:
+        d = lowest_bit(rest)
+        rest &= rest - 1
+        colour = 6 - d % 7
+        if base[colour] > thr[colour]:
+            out[DISCARD0 + d] = True
+    m = hand | hand >> 7
+    m |= m >> 14
+    m |= m >> 28
+    m &= 0x7F  # in-group positions of the hand's colours
+    rest = hand
+    while rest:
+        c = lowest_bit(rest)
+        rest &= rest - 1
+        bit = 1 << c
+        after = palette | bit
+        odd = (c // 7) % 2 == 0
+        # Play c: wins under the rule (action rule: some completion of the turn does, a 3 always).
+        if action_rule and odd:
+            if _played_succeeds(row, cfg, p, hand & ~bit, after, c, True, thr):
                 out[PLAY0 + c] = True
-            # Play c, then discard d: c's addition wins under d's colour.
-            colours = m
-            pairs = PAIR0 + 48 * c
-            while colours:
-                shift = lowest_bit(colours)
-                colours &= colours - 1
-                colour = 6 - shift
-                if _strength_plus(colour, palette, c, base[colour]) > thr[colour]:
-                    group = hand & (_COLOUR_LOW << shift) & ~bit
-                    while group:
-                        d = lowest_bit(group)
-                        group &= group - 1
-                        out[pairs + (d if d < c else d - 1)] = True
-        return
-    # The action rule's later phases (A6: a choice is legal iff some completion wins).
+            continue  # no play-then-discard of an odd card under the action rule
+        if _strength_plus(rule, palette, c, base[rule]) > thr[rule]:
+            out[PLAY0 + c] = True
+        # Play c, then discard d: c's addition wins under d's colour.
+        colours = m
+        pairs = PAIR0 + 48 * c
+        while colours:
+            shift = lowest_bit(colours)
+            colours &= colours - 1
+            colour = 6 - shift
+            if _strength_plus(colour, palette, c, base[colour]) > thr[colour]:
+                group = hand & (_COLOUR_LOW << shift) & ~bit
+                while group:
+                    d = lowest_bit(group)
+                    group &= group - 1
+                    out[pairs + (d if d < c else d - 1)] = True
+
+
+@njit(cache=True)
+def _mask_later_phase(
+    row: np.ndarray, cfg: np.ndarray, out: np.ndarray, p: int, phase: int, hand: int, palette: int,
+    rule: int, thr: np.ndarray,
+) -> None:
+    """The action rule's later phases under ``strict`` (A6: a choice is legal iff some
+    completion of the turn wins): a 5's extra card, a 1's take, a 7's card, the canvas discard."""
     if phase == EXTRA:
         rest = hand
         while rest:
@@ -706,6 +712,28 @@ def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
                 out[DISCARD0 + d] = True
         if strength(rule, palette) > thr[rule]:
             out[END_TURN] = True
+
+
+@njit(cache=True)
+def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
+    """``encoding.legal_action_mask``: the mask of ``rules.legal_moves`` of the mover."""
+    out[:] = False
+    out[GIVE_UP] = True  # giving up is always legal
+    p = row[F_PLAYER]
+    phase = row[F_PHASE]
+    hand = row[F_HANDS + p]
+    if phase == MAIN and hand == 0:
+        return  # "A turn": no cards, only giving up
+    palette = row[F_PALETTES + p]
+    if not cfg[C_STRICT]:
+        _mask_rulebook(row, cfg, out, p, phase, hand, palette)
+        return
+    _thresholds(row, cfg[C_N], p, 0, S_THR)
+    thr = row[S_THR : S_THR + 7]
+    if phase == MAIN:
+        _mask_main(row, cfg, out, p, hand, palette, row[F_RULE], thr)
+    else:
+        _mask_later_phase(row, cfg, out, p, phase, hand, palette, row[F_RULE], thr)
 
 
 # -- observation (encoding.observe) ----------------------------------------------------------
