@@ -236,72 +236,12 @@ def winning_additions(palette: int, thresholds: Sequence[int], rules: int = 0x7F
     whose bit is not set in ``rules`` are skipped (their set is returned as 0).
     """
     base = strengths(palette)
-    result = [0, 0, 0, 0, 0, 0, 0]
-    top = palette.bit_length() - 1
-    for rule in range(7):
-        if not rules >> rule & 1:
-            continue
-        t = thresholds[rule]
-        if base[rule] > t:
-            result[rule] = FULL_DECK
-            continue
-        if rule == RED:  # 64 + max(top, c) > t, and top <= t - 64 here
-            result[rule] = _above(t - 64)
-        elif rule == GREEN or rule == VIOLET:
-            subset = EVEN_MASK if rule == GREEN else LOW_MASK
-            q = palette & subset
-            x = t - (q.bit_count() + 1) * 64  # need max(top of Q, c) > x
-            result[rule] = subset if q.bit_length() - 1 > x else subset & _above(x)
-        elif rule == BLUE:
-            m = palette | palette >> 7
-            m |= m >> 14
-            m |= m >> 28
-            m &= 0x7F
-            old = _COLOUR_SPREAD[m]
-            count = m.bit_count()
-            x_old, x_new = t - count * 64, t - (count + 1) * 64
-            result[rule] = (old if top > x_old else old & _above(x_old)) | (
-                FULL_DECK & ~old if top > x_new else ~old & _above(x_new)
-            )
-        elif rule == ORANGE:
-            wins = 0
-            for n in range(7):
-                low = 7 * n
-                g = palette >> low & 0x7F
-                x = t - (g.bit_count() + 1) * 64
-                if x < low or g.bit_length() + low - 1 > x:
-                    wins |= 0x7F << low
-                elif x < low + 6:
-                    wins |= 0x7F << low & _ABOVE[x]
-            result[rule] = wins
-        elif rule == YELLOW:
-            wins = 0
-            for shift in range(7):
-                g = palette >> shift & _COLOUR_LOW
-                x = t - (g.bit_count() + 1) * 64
-                if x < shift or (g and g.bit_length() + shift - 1 > x):
-                    wins |= _COLOUR_LOW << shift
-                elif x < 42 + shift:
-                    wins |= _COLOUR_LOW << shift & _ABOVE[x]
-            result[rule] = wins
-        else:  # INDIGO
-            present = 0
-            for n in range(7):
-                if palette >> (7 * n) & 0x7F:
-                    present |= 1 << n
-            wins = 0
-            for n in range(7):
-                length, top_number = RUN_TABLE[present | 1 << n]
-                if top_number == n:
-                    x = t - length * 64
-                    if (palette & NUMBER_MASKS[n]).bit_length() - 1 > x:
-                        wins |= NUMBER_MASKS[n]
-                    else:
-                        wins |= NUMBER_MASKS[n] & _above(x)
-                elif length * 64 + _top(palette & NUMBER_MASKS[top_number]) > t:
-                    wins |= NUMBER_MASKS[n]
-            result[rule] = wins
-    return tuple(result)
+    return tuple(
+        0 if not rules >> rule & 1
+        else FULL_DECK if base[rule] > thresholds[rule]
+        else WINNING_CARDS_BELOW[rule](palette, thresholds[rule], FULL_DECK)
+        for rule in range(7)
+    )
 
 
 def winning_cards(rule: int, palette: int, threshold: int, cards: int) -> int:
