@@ -190,7 +190,8 @@ def test_masks_and_declarations_follow_the_compiled_play_list(flags: tuple[bool,
                         rest = cards & ~upto
                         expected[(rest & -rest).bit_length() - 1 if rest else DECLARE0 + kind] = True
                     if cards == sel and kind >= 1:
-                        assert kernel._best_top(st, 0, sel, kind, cfg, *tables[:3]) == rank, (hand, table, sel)
+                        declared = kernel._best_top(st, 0, sel, kind, cfg, *tables[:3])
+                        assert declared == rank, (hand, table, sel)
                 st[0, kernel.F_SELECTED] = sel
                 kernel._write_mask(st, 0, mask, cfg, *tables)
                 assert (mask[0] == expected).all(), (hand, table, sel)
