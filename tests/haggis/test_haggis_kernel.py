@@ -156,8 +156,8 @@ def _trace(vec: vector.VectorEnv, steps: int) -> list[np.ndarray]:
 
 @pytest.mark.parametrize("flags", [(False, True), (True, True), (False, False)])
 def test_masks_and_declarations_follow_the_compiled_play_list(flags: tuple[bool, bool]) -> None:
-    """The engine's mask of a selection (its next cards and declarations) and a declaration's
-    rank, read off ``kernel.legal_plays`` (the compiled play list, itself held to
+    """The engine's mask of a selection (prefixes of legal plays and random card sets) and a
+    declaration's rank, read off ``kernel.legal_plays`` (the compiled play list, itself held to
     ``combos.legal_plays``): next card = the lowest card a play adds to the selection, declare
     ``k`` when a play of kind ``k`` is exactly the selection, at its listed rank."""
     from cardgames_env.envs.haggis import kernel
@@ -181,6 +181,10 @@ def test_masks_and_declarations_follow_the_compiled_play_list(flags: tuple[bool,
             for cards, _kind, _rank in [listed[int(k)] for k in rng.integers(count, size=min(count, 8))]:
                 ids = [c for c in range(39) if cards >> c & 1]
                 selections.update(sum(1 << c for c in ids[:n]) for n in range(1, len(ids) + 1))
+            in_hand = [c for c in range(39) if hand >> c & 1]
+            for size in (1, 1, 2, 3):  # selections no play may extend, too
+                picked = rng.choice(in_hand, min(size, len(in_hand)), replace=False)
+                selections.add(sum(1 << int(c) for c in picked))
             for sel in selections:
                 upto = (1 << sel.bit_length()) - 1
                 expected = np.zeros(PASS + 1, dtype=bool)
