@@ -291,26 +291,21 @@ def _add_bomb(cards: int, index: int, plays: np.ndarray, count: int) -> int:
     return count + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_template(
-    t: int, numbers: int, faces: int, plays: np.ndarray, count: int, table: np.ndarray, scratch: np.ndarray,
+    t: int, avail: int, faces: int, k_min: int, k_max: int, plays: np.ndarray, count: int,
+    table: np.ndarray, bits: np.ndarray, pick: np.ndarray,
 ) -> int:
-    """Add the plays of template row ``t`` (``combos.legal_plays``' loop: number cards of the
-    region, by count, each choice in ``combinations`` order, with each set of wild faces)."""
-    m, top, region, naturals, slots = TPL[t, 0], TPL[t, 2], TPL[t, 3], TPL[t, 4], TPL[t, 5]
-    wild = faces & ~naturals
-    avail = numbers & region
-    k_min = max(1, numbers_needed(slots, naturals, faces))
-    k_max = min(bit_count(avail), slots)
-    if k_max < k_min:
-        return count
-    bits, pick = scratch[:36], scratch[36:72]
+    """Add the plays of template row ``t`` with ``k_min..k_max`` of the number cards ``avail``
+    (``combos.legal_plays``' loop: by count, each choice in ``combinations`` order, with each
+    set of wild faces); ``bits`` and ``pick`` are work space of 36 entries each."""
+    m, top, naturals, slots = TPL[t, 0], TPL[t, 2], TPL[t, 4], TPL[t, 5]
     n = 0
     while avail:
         bits[n] = avail & -avail
         avail ^= bits[n]
         n += 1
-    wild_index = wild >> _J
+    wild_index = (faces & ~naturals) >> _J
     for k in range(k_min, k_max + 1):
         subsets = FACE_SUBSETS[wild_index, slots - k, : FACE_SUBSET_COUNTS[wild_index, slots - k]]
         for j in range(k):  # combinations(bits, k), lexicographic
@@ -358,12 +353,19 @@ def legal_plays(
         for c in range(_NUM_IDS):
             if (hand >> c) & 1 and single_rank(c, lone_qk_wild) > min_top:
                 count = _add(((1 << c) << 3) | 1, single_rank(c, lone_qk_wild), plays, count, table)
+    bits, pick = scratch[:36], scratch[36:72]
     for r in range(rows):
         t = r if tkind < 0 else SHAPE_ROWS[tkind, tlen, r]
-        if TPL[t, 2] > min_top and not template_closed(TPL[t, 4], faces, natural_runs):
-            count = _add_template(t, numbers, faces, plays, count, table, scratch)
-        if count < 0:
-            break
+        naturals, slots = TPL[t, 4], TPL[t, 5]
+        if TPL[t, 2] <= min_top or template_closed(naturals, faces, natural_runs):
+            continue
+        avail = numbers & TPL[t, 3]
+        k_min = max(1, numbers_needed(slots, naturals, faces))  # the most wild faces
+        k_max = min(bit_count(avail), slots)
+        if k_min <= k_max:
+            count = _add_template(t, avail, faces, k_min, k_max, plays, count, table, bits, pick)
+            if count < 0:
+                break
     if count < 0:
         table[:, 0] = 0
         return OVERFLOW
