@@ -123,3 +123,27 @@ def test_outside_references_are_detected():
     assert OUTSIDE.search(f"../{_SHARED}")
     assert OUTSIDE.search(f"{_WORK}main/docs")
     assert not OUTSIDE.search("the rules shared by every env (docs/architecture.md)")
+
+
+def _linked_pages(path: Path) -> set[Path]:
+    """The Markdown files a page links to (relative links outside code, anchors dropped)."""
+    prose = INLINE_CODE.sub("", FENCE.sub("", path.read_text(encoding="utf-8")))
+    targets = (t.partition("#")[0] for t in LINK.findall(prose) if not re.match(r"[a-z][a-z0-9+.-]*:", t))
+    return {(path.parent / t).resolve() for t in targets if t.endswith(".md")}
+
+
+def test_index_links_every_page():
+    """docs/index.md is the way into the docs: it links every page under docs/."""
+    linked = _linked_pages(ROOT / "docs" / "index.md")
+    pages = {p.resolve() for p in (ROOT / "docs").rglob("*.md")} - {(ROOT / "docs" / "index.md").resolve()}
+    missing = sorted(str(p.relative_to(ROOT)) for p in pages - linked)
+    assert not missing, f"docs/index.md does not link {missing}"
+
+
+def test_readme_is_short_and_its_links_resolve():
+    """The README is a newcomer's two minutes (at most 90 lines); every link in it resolves."""
+    readme = ROOT / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 90
+    assert _linked_pages(readme), "the README links the docs"
+    assert not broken_links(readme, text)

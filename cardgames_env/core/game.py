@@ -1,4 +1,5 @@
-"""Contracts shared by every game: ``GameInfo``, the rules-module protocol, the encoding base.
+"""Contracts shared by every game: ``GameInfo`` (and the win/loss contract), the rules-module
+protocol, the encoding base.
 
 A game is two layers (``docs/architecture.md``):
 
@@ -57,6 +58,33 @@ class GameInfo:
     max_return: float | None
     zero_sum: bool
     reward_model: str
+
+
+def win_loss_info(
+    name: str, num_players: int, reward_model: str, *, max_game_length: int | None = None,
+    zero_sum: bool = True,
+) -> GameInfo:
+    """The contract of a game that pays once, at its end: +1 to the winner, -1 to a loser (0 in
+    a draw where the game has them), so every reward and return lies in [-1, 1]."""
+    return GameInfo(
+        name=name,
+        num_players=num_players,
+        max_game_length=max_game_length,
+        min_reward=-1.0,
+        max_reward=1.0,
+        min_return=-1.0,
+        max_return=1.0,
+        zero_sum=zero_sum,
+        reward_model=reward_model,
+    )
+
+
+def win_loss_returns(winner: int | None, num_players: int) -> tuple[float, ...]:
+    """Returns of a finished win/loss game: +1 for ``winner``, -1 for every other seat; all
+    zeros when ``winner`` is ``None`` (a draw)."""
+    if winner is None:
+        return (0.0,) * num_players
+    return tuple(1.0 if seat == winner else -1.0 for seat in range(num_players))
 
 
 def plain_fields(config: Any) -> None:

@@ -105,3 +105,16 @@ def test_game_info_is_frozen():
     info = GameInfo("g", 2, 10, -1.0, 1.0, -1.0, 1.0, True, "win/loss")
     with pytest.raises(AttributeError):
         info.name = "h"  # type: ignore[misc]
+
+
+def test_win_loss_contract_and_returns() -> None:
+    """The shared win/loss contract: one reward in [-1, 1] at the end; +1 to the winner, -1 to
+    every other seat, zeros in a draw."""
+    from cardgames_env.core.game import win_loss_info, win_loss_returns
+
+    info = win_loss_info("g", 3, "+1 / -1 at the end", max_game_length=9, zero_sum=False)
+    assert (info.min_reward, info.max_reward, info.min_return, info.max_return) == (-1.0, 1.0, -1.0, 1.0)
+    assert (info.name, info.num_players, info.max_game_length, info.zero_sum) == ("g", 3, 9, False)
+    assert win_loss_info("g", 2, "x").zero_sum and win_loss_info("g", 2, "x").max_game_length is None
+    assert win_loss_returns(1, 3) == (-1.0, 1.0, -1.0)
+    assert win_loss_returns(None, 2) == (0.0, 0.0)

@@ -90,7 +90,7 @@ def test_console_script_module_runs():
 
 @pytest.mark.parametrize("argv", [[], ["TJ", "QK"], ["--bogus"], ["--bogus", "TJ"], ["23Q9X"], ["22"]])
 def test_cli_usage_errors_are_one_stderr_line(capsys, argv):
-    """The README promises one error line and exit status 2 for bad input, usage mistakes included."""
+    """docs/commands.md promises one error line and exit status 2 for bad input, usage mistakes included."""
     assert main(argv) == 2
     out = capsys.readouterr()
     assert out.out == ""

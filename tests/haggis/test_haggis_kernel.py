@@ -149,3 +149,55 @@ def _trace(vec: vector.BatchedEngine, steps: int) -> list[np.ndarray]:
         vec.step(np.argmax(vec.mask * noise, axis=1))
         out += [vec.obs.copy(), vec.mask.copy(), vec.rewards.copy(), vec.done.copy(), vec.player.copy()]
     return out
+
+
+# -- the engine's masks and declarations against its own play list -------------------------------
+
+
+@pytest.mark.parametrize("flags", [(False, True), (True, True), (False, False)])
+def test_masks_and_declarations_follow_the_compiled_play_list(flags: tuple[bool, bool]) -> None:
+    """The engine's mask of a selection (prefixes of legal plays and random card sets) and a
+    declaration's rank, read off ``kernel.legal_plays`` (the compiled play list, itself held to
+    ``combos.legal_plays``): next card = the lowest card a play adds to the selection, declare
+    ``k`` when a play of kind ``k`` is exactly the selection, at its listed rank."""
+    from cardgames_env.envs.haggis import kernel
+    from tests.haggis.test_haggis_heuristic import TABLES, _buffers, _kernel_table, _random_hands
+
+    rng = np.random.default_rng(5 + 2 * flags[0] + flags[1])
+    cfg = np.array([int(flags[0]), int(flags[1]), 350, 0], dtype=np.int64)
+    tables = (kernel.TPL, kernel.SHAPE_ROWS, kernel.SHAPE_N, kernel.BY_CARD, kernel.BY_CARD_N)
+    plays, hash_table, scratch = _buffers(1 << 13)
+    st = np.zeros((1, kernel.NUM_FIELDS), dtype=np.int64)
+    mask = np.zeros((1, PASS + 1), dtype=bool)
+    checked = 0
+    for hand in _random_hands(60, seed=int(rng.integers(1 << 30))):
+        for table in TABLES:
+            tkind, tlen, trank = _kernel_table(table)
+            count = kernel.legal_plays(hand, tkind, tlen, trank, *flags, plays, hash_table, scratch)
+            listed = plays[:count, :3].tolist()
+            st[0, kernel.F_HAND], st[0, kernel.F_TO_MOVE] = hand, 0
+            st[0, kernel.F_TKIND], st[0, kernel.F_TLEN], st[0, kernel.F_TRANK] = tkind, tlen, trank
+            selections = {0}
+            for cards, _kind, _rank in [listed[int(k)] for k in rng.integers(count, size=min(count, 8))]:
+                ids = [c for c in range(39) if cards >> c & 1]
+                selections.update(sum(1 << c for c in ids[:n]) for n in range(1, len(ids) + 1))
+            in_hand = [c for c in range(39) if hand >> c & 1]
+            for size in (1, 1, 2, 3):  # selections no play may extend, too
+                picked = rng.choice(in_hand, min(size, len(in_hand)), replace=False)
+                selections.add(sum(1 << int(c) for c in picked))
+            for sel in selections:
+                upto = (1 << sel.bit_length()) - 1
+                expected = np.zeros(PASS + 1, dtype=bool)
+                expected[PASS] = sel == 0 and tkind >= 0
+                for cards, kind, rank in listed:
+                    if cards & upto == sel:
+                        rest = cards & ~upto
+                        expected[(rest & -rest).bit_length() - 1 if rest else DECLARE0 + kind] = True
+                    if cards == sel and kind >= 1:
+                        declared = kernel._best_top(st, 0, sel, kind, cfg, *tables[:3])
+                        assert declared == rank, (hand, table, sel)
+                st[0, kernel.F_SELECTED] = sel
+                kernel._write_mask(st, 0, mask, cfg, *tables)
+                assert (mask[0] == expected).all(), (hand, table, sel)
+                checked += 1
+    assert checked > 60 * len(TABLES)

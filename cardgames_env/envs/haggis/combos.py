@@ -351,60 +351,13 @@ Play = tuple[int, int, Reading]
 """``(cards, kind, reading)``: kind 0 = bomb, else the multiplicity; reading = highest legal."""
 
 
-def legal_plays(
-    hand: int,
-    table: Reading | None = None,
-    lone_qk_wild: bool = False,
-    natural_runs: bool = True,
-    lowest: int = -1,
-) -> list[Play]:
-    """Return every distinct legal play of ``hand`` on ``table`` (``None`` = leading).
-
-    A play is ``(cards, kind, reading)``: one entry per card set and kind (bomb, or sequence of
-    multiplicity m), with the highest-ranked reading of that kind that beats the table (any
-    lower legal rank is the same cards and the same kind; the rules engine accepts those too).
-
-    Args:
-        hand: bitmask of the player's cards.
-        table: the reading to beat, or ``None`` when leading.
-        lone_qk_wild: variant ``face_singles="J"``.
-        natural_runs: variant ``natural_faces_in_runs``.
-        lowest: if >= 0, only plays whose lowest card id is ``lowest`` (must be in ``hand``).
-    """
-    numbers = hand & NUMBER_MASK
-    faces = hand & FACE_MASK
-    if lowest >= 0 and not hand >> lowest & 1:
-        return []
-    best: dict[int, int] = {}  # (cards << 3 | m) -> highest top
-    plays: list[Play] = []
-    min_top = 0
-    templates: Sequence[Template]
-    if table is None:
-        templates = _BY_CARD[lowest] if 0 <= lowest < NUM_NUMBER_CARDS else (
-            () if lowest >= NUM_NUMBER_CARDS else _fillable_templates(numbers, faces, natural_runs)
-        )
-        singles = True
-        bomb_floor = -1
-    elif table[0] == "sequence":
-        _, tm, tl, min_top = table
-        templates = _BY_SHAPE.get((tm, tl), ())
-        singles = (tm, tl) == (1, 1)
-        bomb_floor = -1
-    else:
-        templates = ()
-        singles = False
-        bomb_floor = BOMB_RANK[table[1]]
-
-    if singles:
-        for c in ids_of(numbers if lowest < 0 else numbers & (1 << lowest)):
-            if c // NUM_SUITS + 2 > min_top:
-                best[(1 << c) << 3 | 1] = c // NUM_SUITS + 2
-        for face in (J, Q, K):
-            if faces >> face & 1 and (lowest < 0 or lowest == face):
-                rank = 10 if lone_qk_wild and face != J else NATURAL_RANK[face]
-                if rank > min_top:
-                    best[(1 << face) << 3 | 1] = rank
-
+def _sequence_bests(
+    numbers: int, faces: int, templates: Sequence[Template], min_top: int, natural_runs: bool,
+    lowest: int, best: dict[int, int],
+) -> None:
+    """Fill ``best`` (``cards << 3 | m`` -> highest top) with the sequences of ``templates``
+    ranked above ``min_top``: number cards of the region and wild faces (at least one number
+    card), each card set and kind once with its highest top, in the templates' order."""
     for m, _length, top, region, naturals, slots in templates:
         if top <= min_top or naturals & ~faces or (naturals and not natural_runs):
             continue
@@ -431,29 +384,91 @@ def legal_plays(
                     key = base | fw << 3
                     if best.get(key, 0) < top:
                         best[key] = top
-    for key, top in best.items():
-        cards, m = key >> 3, key & 7
-        plays.append((cards, m, ("sequence", m, cards.bit_count() // m, top)))
 
-    # Bombs (any bomb beats a sequence; after a bomb only higher bombs).
-    if table is None or bomb_floor >= 0 or table[0] == "sequence":
-        if lowest < 0 or lowest >= J:
-            for size in (2, 3):
-                for sub in _FACE_SUBSETS[faces][size]:
-                    if lowest >= 0 and (sub & -sub) != 1 << lowest:
-                        continue
-                    name = FACE_BOMB[sub]
-                    if BOMB_RANK[name] > bomb_floor:
-                        plays.append((sub, BOMB_KIND, ("bomb", name)))
-        if lowest < 0 or lowest // NUM_SUITS == 1:  # the 3 is the lowest card of a 3-5-7-9
-            threes = numbers & _RANK_MASK[3] if lowest < 0 else 1 << lowest
-            for c3 in ids_of(threes):
-                for c5 in ids_of(numbers & _RANK_MASK[5]):
-                    for c7 in ids_of(numbers & _RANK_MASK[7]):
-                        for c9 in ids_of(numbers & _RANK_MASK[9]):
-                            suits = {c3 % 4, c5 % 4, c7 % 4, c9 % 4}
-                            name = "rainbow" if len(suits) == 4 else "suited" if len(suits) == 1 else ""
-                            if name and BOMB_RANK[name] > bomb_floor:
-                                cards = (1 << c3) | (1 << c5) | (1 << c7) | (1 << c9)
-                                plays.append((cards, BOMB_KIND, ("bomb", name)))
+
+def _bomb_plays(numbers: int, faces: int, bomb_floor: int, lowest: int) -> list[Play]:
+    """The bombs above ``BOMB_ORDER`` index ``bomb_floor`` (-1: any): two or three face cards
+    (A2), then the natural 3-5-7-9s, rainbow or suited (A6)."""
+    plays: list[Play] = []
+    if lowest < 0 or lowest >= J:
+        for size in (2, 3):
+            for sub in _FACE_SUBSETS[faces][size]:
+                if lowest >= 0 and (sub & -sub) != 1 << lowest:
+                    continue
+                name = FACE_BOMB[sub]
+                if BOMB_RANK[name] > bomb_floor:
+                    plays.append((sub, BOMB_KIND, ("bomb", name)))
+    if lowest < 0 or lowest // NUM_SUITS == 1:  # the 3 is the lowest card of a 3-5-7-9
+        threes = numbers & _RANK_MASK[3] if lowest < 0 else 1 << lowest
+        for c3 in ids_of(threes):
+            for c5 in ids_of(numbers & _RANK_MASK[5]):
+                for c7 in ids_of(numbers & _RANK_MASK[7]):
+                    for c9 in ids_of(numbers & _RANK_MASK[9]):
+                        suits = {c3 % 4, c5 % 4, c7 % 4, c9 % 4}
+                        name = "rainbow" if len(suits) == 4 else "suited" if len(suits) == 1 else ""
+                        if name and BOMB_RANK[name] > bomb_floor:
+                            cards = (1 << c3) | (1 << c5) | (1 << c7) | (1 << c9)
+                            plays.append((cards, BOMB_KIND, ("bomb", name)))
     return plays
+
+
+def legal_plays(
+    hand: int,
+    table: Reading | None = None,
+    lone_qk_wild: bool = False,
+    natural_runs: bool = True,
+    lowest: int = -1,
+) -> list[Play]:
+    """Return every distinct legal play of ``hand`` on ``table`` (``None`` = leading).
+
+    A play is ``(cards, kind, reading)``: one entry per card set and kind (bomb, or sequence of
+    multiplicity m), with the highest-ranked reading of that kind that beats the table (any
+    lower legal rank is the same cards and the same kind; the rules engine accepts those too).
+    The order: singles, then the sequences in :data:`TEMPLATES` order, then the bombs.
+
+    Args:
+        hand: bitmask of the player's cards.
+        table: the reading to beat, or ``None`` when leading.
+        lone_qk_wild: variant ``face_singles="J"``.
+        natural_runs: variant ``natural_faces_in_runs``.
+        lowest: if >= 0, only plays whose lowest card id is ``lowest`` (must be in ``hand``).
+    """
+    numbers = hand & NUMBER_MASK
+    faces = hand & FACE_MASK
+    if lowest >= 0 and not hand >> lowest & 1:
+        return []
+    best: dict[int, int] = {}  # (cards << 3 | m) -> highest top
+    min_top = 0
+    templates: Sequence[Template]
+    if table is None:
+        templates = _BY_CARD[lowest] if 0 <= lowest < NUM_NUMBER_CARDS else (
+            () if lowest >= NUM_NUMBER_CARDS else _fillable_templates(numbers, faces, natural_runs)
+        )
+        singles = True
+        bomb_floor = -1
+    elif table[0] == "sequence":
+        _, tm, tl, min_top = table
+        templates = _BY_SHAPE.get((tm, tl), ())
+        singles = (tm, tl) == (1, 1)
+        bomb_floor = -1
+    else:
+        templates = ()
+        singles = False
+        bomb_floor = BOMB_RANK[table[1]]
+
+    if singles:  # A3: number cards by id, then J, Q, K
+        for c in ids_of(numbers if lowest < 0 else numbers & (1 << lowest)):
+            if c // NUM_SUITS + 2 > min_top:
+                best[(1 << c) << 3 | 1] = c // NUM_SUITS + 2
+        for face in (J, Q, K):
+            if faces >> face & 1 and (lowest < 0 or lowest == face):
+                rank = 10 if lone_qk_wild and face != J else NATURAL_RANK[face]
+                if rank > min_top:
+                    best[(1 << face) << 3 | 1] = rank
+    _sequence_bests(numbers, faces, templates, min_top, natural_runs, lowest, best)
+    plays: list[Play] = [
+        (key >> 3, key & 7, ("sequence", key & 7, (key >> 3).bit_count() // (key & 7), top))
+        for key, top in best.items()
+    ]
+    # Bombs (any bomb beats a sequence; after a bomb only higher bombs).
+    return plays + _bomb_plays(numbers, faces, bomb_floor, lowest)

@@ -18,6 +18,14 @@ of a move; ``state(i)`` returns the rules state of the current move's start.
 ``BOMB_ORDER``: rainbow 0, JQ 1, JK 2, QK 3, JQK 4, suited 5; length 0), kind ``m`` = 1..4 a
 sequence of multiplicity ``m``; kind -1 = no table.
 
+**The play model, once.** ``combos.legal_plays`` is stated here once in compiled form: the
+template tables (:data:`TPL` in ``combos.TEMPLATES`` order, by shape and by card), the rank of
+a single (:func:`single_rank`), the natural faces a template needs (:func:`template_closed`),
+the number cards beside its faces (:func:`numbers_needed`) and the bombs (:func:`face_bomb`,
+:func:`number_bomb`). The engine's masks and declarations and :func:`legal_plays`, the play
+list the heuristic (:mod:`.heuristic_kernel`) chooses from, are built from them; differential
+tests hold the list to ``combos.legal_plays`` and the masks to the list and to the encoding.
+
 **Masks without a candidate list.** The encoding keeps every legal play consistent with the
 selection and reads the mask off that list. The kernel answers the same questions directly:
 a play is a sequence template ``(m, l, top, region, naturals, slots)`` of
@@ -37,6 +45,7 @@ faster.
 from __future__ import annotations
 
 import dataclasses
+from itertools import combinations
 from typing import Any
 
 import numpy as np
@@ -102,6 +111,8 @@ FACE_BOMB_INDEX = np.array([-1, -1, -1, 1, -1, 2, 3, 4], dtype=np.int64)
 """J/Q/K bits (J = 1, Q = 2, K = 4) -> index of the face bomb in ``BOMB_ORDER`` (A2)."""
 _BOMB_SUITED = BOMB_RANK["suited"]
 _BOMB_RAINBOW = BOMB_RANK["rainbow"]
+OVERFLOW = -2
+"""What :func:`legal_plays` returns when the play array is too small."""
 
 # Observation offsets (encoding.LAYOUT).
 _O_TABLE = LAYOUT.slice("table_cards").start
@@ -124,32 +135,50 @@ C_LONE_QK_WILD, C_NATURAL_RUNS, C_TARGET, C_POINTS = 0, 1, 2, 3
 
 
 def _template_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Sequence templates of :data:`combos.TEMPLATES` as arrays, grouped by shape and by card.
+    """Sequence templates of :data:`combos.TEMPLATES` as arrays in their own order (the order of
+    ``combos.legal_plays``' play list), indexed by shape and by card.
 
     Returns:
-        ``tpl`` int64 ``[T, 6]`` (m, l, top, region, naturals, slots) sorted by (m, l);
-        ``shape_lo``/``shape_hi`` int64 ``[5, 13]``: the row range of each shape (m, l);
-        ``by_card`` int64 ``[36, K]`` and ``by_card_n`` ``[36]``: the templates whose region
-        holds each number card (a lead's templates given its lowest card).
+        ``tpl`` int64 ``[T, 6]`` (m, l, top, region, naturals, slots);
+        ``shape_rows`` int64 ``[5, 13, S]``: the rows of shape ``(m, l)`` in order, ``shape_n``
+        ``[5, 13]`` their count; ``by_card`` int64 ``[36, K]`` and ``by_card_n`` ``[36]``: the
+        rows whose region holds each number card (a lead's templates given its lowest card).
     """
-    ordered = sorted(TEMPLATES, key=lambda t: (t[0], t[1], t[2], t[3], t[4]))
-    tpl = np.array(ordered, dtype=np.int64)
-    shape_lo = np.zeros((5, 13), dtype=np.int64)
-    shape_hi = np.zeros((5, 13), dtype=np.int64)
-    for row, (m, length, *_rest) in enumerate(ordered):
-        if shape_hi[m, length] == 0:
-            shape_lo[m, length] = row
-        shape_hi[m, length] = row + 1
-    lists = [[row for row, t in enumerate(ordered) if t[3] >> c & 1] for c in range(NUM_NUMBER_CARDS)]
-    by_card = np.zeros((NUM_NUMBER_CARDS, max(len(x) for x in lists)), dtype=np.int64)
+    tpl = np.array(TEMPLATES, dtype=np.int64)
+    shapes: dict[tuple[int, int], list[int]] = {}
+    for row, template in enumerate(TEMPLATES):
+        shapes.setdefault((template[0], template[1]), []).append(row)
+    shape_rows = np.zeros((5, 13, max(len(rows) for rows in shapes.values())), dtype=np.int64)
+    shape_n = np.zeros((5, 13), dtype=np.int64)
+    for (m, length), rows in shapes.items():
+        shape_rows[m, length, : len(rows)] = rows
+        shape_n[m, length] = len(rows)
+    cards = [[row for row, t in enumerate(TEMPLATES) if t[3] >> c & 1] for c in range(NUM_NUMBER_CARDS)]
+    by_card = np.zeros((NUM_NUMBER_CARDS, max(len(x) for x in cards)), dtype=np.int64)
     by_card_n = np.zeros(NUM_NUMBER_CARDS, dtype=np.int64)
-    for c, rows in enumerate(lists):
+    for c, rows in enumerate(cards):
         by_card[c, : len(rows)] = rows
         by_card_n[c] = len(rows)
-    return tpl, shape_lo, shape_hi, by_card, by_card_n
+    return tpl, shape_rows, shape_n, by_card, by_card_n
 
 
-_TPL, _SHAPE_LO, _SHAPE_HI, _BY_CARD, _BY_CARD_N = _template_tables()
+def _face_subsets() -> tuple[np.ndarray, np.ndarray]:
+    """Subsets of each set of face cards by size, in ``itertools.combinations`` order (the
+    order of ``combos._FACE_SUBSETS``): ``subsets[f, k, j]`` the ``j``-th subset of size ``k``
+    of the faces ``f << 36`` (J = 1, Q = 2, K = 4), ``counts[f, k]`` how many."""
+    subsets = np.zeros((8, 4, 3), dtype=np.int64)
+    counts = np.zeros((8, 4), dtype=np.int64)
+    for faces in range(8):
+        present = [1 << (_J + bit) for bit in range(3) if faces >> bit & 1]
+        for size in range(4):
+            chosen = [sum(combo) for combo in combinations(present, size)]
+            subsets[faces, size, : len(chosen)] = chosen
+            counts[faces, size] = len(chosen)
+    return subsets, counts
+
+
+TPL, SHAPE_ROWS, SHAPE_N, BY_CARD, BY_CARD_N = _template_tables()
+FACE_SUBSETS, FACE_SUBSET_COUNTS = _face_subsets()
 
 
 # -- bit helpers --------------------------------------------------------------------------------
@@ -174,14 +203,189 @@ def _points(cards: int) -> int:
     )
 
 
+# -- the play model: combos.legal_plays, compiled once ------------------------------------------
+# The engine's masks and declarations and the heuristic's play lists are built from these rules.
 @njit(cache=True, inline="always")
-def _single_rank(card: int, lone_qk_wild: int) -> int:
+def single_rank(card: int, lone_qk_wild: int) -> int:
     """Rank of a lone card (A3): a number card's rank, J/Q/K 11/12/13 (Q/K 10 if wild)."""
     if card < 36:
         return card // 4 + 2
     if lone_qk_wild and card != _J:
         return 10
     return card - 36 + 11
+
+
+@njit(cache=True, inline="always")
+def template_closed(naturals: int, faces: int, natural_runs: int) -> bool:
+    """Whether a template is out of reach for ``faces``: a run past 10 takes its natural faces,
+    which must be allowed and held (A5)."""
+    return naturals != 0 and (not natural_runs or naturals & ~faces != 0)
+
+
+@njit(cache=True, inline="always")
+def numbers_needed(slots: int, naturals: int, face_part: int) -> int:
+    """Number cards a template's play holds beside the face cards ``face_part`` (its naturals
+    and the faces played wild): the slots the wild faces leave. A play needs at least one."""
+    return slots - bit_count(face_part & ~naturals)
+
+
+@njit(cache=True, inline="always")
+def face_bomb(sub: int, faces: int, floor: int) -> int:
+    """``BOMB_ORDER`` index of the face bomb ``sub`` (J/Q/K bits J = 1, Q = 2, K = 4: 3, 5, 6
+    or 7) when ``faces`` (same bits) hold it and it beats a bomb of index ``floor`` (A2), else -1."""
+    index = FACE_BOMB_INDEX[sub]
+    return index if sub & faces == sub and index > floor else -1
+
+
+@njit(cache=True, inline="always")
+def number_bomb(suits: int) -> int:
+    """``BOMB_ORDER`` index of a natural 3-5-7-9 whose cards' suits are the bits of ``suits``:
+    four suits a rainbow, one suit a suited bomb, -1 otherwise (A6)."""
+    if suits == 15:
+        return _BOMB_RAINBOW
+    if suits & (suits - 1) == 0:
+        return _BOMB_SUITED
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _suits(c3: int, c5: int, c7: int, c9: int) -> int:
+    """The suits of four card ids, as bits."""
+    return (1 << (c3 & 3)) | (1 << (c5 & 3)) | (1 << (c7 & 3)) | (1 << (c9 & 3))
+
+
+@njit(cache=True)
+def _add(key: int, top: int, plays: np.ndarray, count: int, table: np.ndarray) -> int:
+    """Record the sequence play ``key = cards << 3 | m`` with rank ``top``: appended to
+    ``plays`` when new, its rank raised when seen before (``legal_plays``' ``best`` dict).
+    Returns the new count, or :data:`OVERFLOW` when ``plays`` is full (or ``count`` already is
+    :data:`OVERFLOW`).
+
+    ``plays`` is int64 ``[capacity, 4]``: cards, kind, rank and the play's slot in ``table``.
+    ``table`` is int64 ``[size, 2]`` (size a power of two): a key (0 = empty) and its play.
+    """
+    if count < 0:
+        return count  # full already
+    size = table.shape[0]
+    h = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - lowest_bit(size)))
+    while table[h, 0] != 0:
+        if table[h, 0] == key:
+            index = table[h, 1]
+            if plays[index, 2] < top:
+                plays[index, 2] = top
+            return count
+        h = (h + 1) & (size - 1)
+    if count == plays.shape[0]:
+        return OVERFLOW
+    table[h, 0], table[h, 1] = key, count
+    plays[count, 0], plays[count, 1], plays[count, 2], plays[count, 3] = key >> 3, key & 7, top, h
+    return count + 1
+
+
+@njit(cache=True)
+def _add_bomb(cards: int, index: int, plays: np.ndarray, count: int) -> int:
+    """Append the bomb ``cards`` (``index`` in ``BOMB_ORDER``); :data:`OVERFLOW` when full."""
+    if count < 0 or count == plays.shape[0]:
+        return OVERFLOW
+    plays[count, 0], plays[count, 1], plays[count, 2], plays[count, 3] = cards, 0, index, -1
+    return count + 1
+
+
+@njit(cache=True, inline="always")
+def _add_template(
+    t: int, avail: int, faces: int, k_min: int, k_max: int, plays: np.ndarray, count: int,
+    table: np.ndarray, bits: np.ndarray, pick: np.ndarray,
+) -> int:
+    """Add the plays of template row ``t`` with ``k_min..k_max`` of the number cards ``avail``
+    (``combos.legal_plays``' loop: by count, each choice in ``combinations`` order, with each
+    set of wild faces); ``bits`` and ``pick`` are work space of 36 entries each."""
+    m, top, naturals, slots = TPL[t, 0], TPL[t, 2], TPL[t, 4], TPL[t, 5]
+    n = 0
+    while avail:
+        bits[n] = avail & -avail
+        avail ^= bits[n]
+        n += 1
+    wild_index = (faces & ~naturals) >> _J
+    for k in range(k_min, k_max + 1):
+        subsets = FACE_SUBSETS[wild_index, slots - k, : FACE_SUBSET_COUNTS[wild_index, slots - k]]
+        for j in range(k):  # combinations(bits, k), lexicographic
+            pick[j] = j
+        while count >= 0:
+            chosen = naturals
+            for j in range(k):
+                chosen |= bits[pick[j]]
+            for f in range(subsets.shape[0]):
+                count = _add(((chosen | subsets[f]) << 3) | m, top, plays, count, table)
+            j = k - 1
+            while j >= 0 and pick[j] == n - k + j:
+                j -= 1
+            if j < 0:
+                break
+            pick[j] += 1
+            for later in range(j + 1, k):
+                pick[later] = pick[later - 1] + 1
+    return count
+
+
+@njit(cache=True)
+def legal_plays(
+    hand: int, tkind: int, tlen: int, trank: int, lone_qk_wild: bool, natural_runs: bool,
+    plays: np.ndarray, table: np.ndarray, scratch: np.ndarray,
+) -> int:
+    """Write the plays of ``combos.legal_plays(hand, table)`` into ``plays`` (see
+    :func:`_add`) in its order; return their number, or :data:`OVERFLOW` when ``plays`` is full.
+
+    The table is ``(kind, length, rank)`` as in the slot (kind -1: the mover leads). ``table``
+    must be empty (zero) on entry and is empty again on return; ``scratch`` is an int64 array
+    of at least 72 entries.
+    """
+    numbers = hand & _NUMBERS
+    faces = hand & _FACES
+    count = 0
+    min_top = trank if tkind >= 1 else 0
+    floor = trank if tkind == 0 else -1
+    rows = 0  # templates: all of them when leading, else the table's shape
+    if tkind < 0:
+        rows = TPL.shape[0]
+    elif tkind >= 1 and tkind < SHAPE_N.shape[0] and tlen < SHAPE_N.shape[1]:
+        rows = SHAPE_N[tkind, tlen]
+    if tkind < 0 or (tkind == 1 and tlen == 1):  # singles, by card id (rules A3)
+        for c in range(_NUM_IDS):
+            if (hand >> c) & 1 and single_rank(c, lone_qk_wild) > min_top:
+                count = _add(((1 << c) << 3) | 1, single_rank(c, lone_qk_wild), plays, count, table)
+    bits, pick = scratch[:36], scratch[36:72]
+    for r in range(rows):
+        t = r if tkind < 0 else SHAPE_ROWS[tkind, tlen, r]
+        naturals, slots = TPL[t, 4], TPL[t, 5]
+        if TPL[t, 2] <= min_top or template_closed(naturals, faces, natural_runs):
+            continue
+        avail = numbers & TPL[t, 3]
+        k_min = max(1, numbers_needed(slots, naturals, faces))  # the most wild faces
+        k_max = min(bit_count(avail), slots)
+        if k_min <= k_max:
+            count = _add_template(t, avail, faces, k_min, k_max, plays, count, table, bits, pick)
+            if count < 0:
+                break
+    if count < 0:
+        table[:, 0] = 0
+        return OVERFLOW
+    for p in range(count):  # empty the hash table for the next call
+        table[plays[p, 3], 0] = 0
+    # Bombs: two face cards, then J Q K (rules A2); then the 3-5-7-9s (rules A6).
+    for sub in (3, 5, 6, 7):
+        index = face_bomb(sub, faces >> _J, floor)
+        if index >= 0:
+            count = _add_bomb(sub << _J, index, plays, count)
+    for c3 in range(4, 8):
+        for c5 in range(12, 16):
+            for c7 in range(20, 24):
+                for c9 in range(28, 32):
+                    cards = (1 << c3) | (1 << c5) | (1 << c7) | (1 << c9)
+                    if numbers & cards == cards:
+                        index = number_bomb(_suits(c3, c5, c7, c9))
+                        if index >= 0 and index > floor:
+                            count = _add_bomb(cards, index, plays, count)
+    return count
 
 
 # -- masks ----------------------------------------------------------------------------------------
@@ -201,7 +405,7 @@ def _template_options(
     slots = tpl[t, 5]
     nexts = 0
     decl = 0
-    if naturals and (not natural_runs or naturals & ~hf):
+    if template_closed(naturals, hf, natural_runs):
         return 0, 0
     sn = sel & _NUMBERS
     if sn & ~region:
@@ -213,7 +417,7 @@ def _template_options(
     f = hf
     while True:
         if f & naturals == naturals:
-            n = slots - bit_count(f & ~naturals)
+            n = numbers_needed(slots, naturals, f)
             if n >= 1:
                 if s_max >= 36:
                     # Faces selected: the numbers are complete, the faces so far must match.
@@ -240,12 +444,98 @@ def _template_options(
     return nexts, decl
 
 
+@njit(cache=True, inline="always")
+def _extend(cards: int, sel: int, upto: int) -> tuple[int, int]:
+    """What the play ``cards`` offers the selection ``sel`` (its cards up to ``upto``): its
+    next card, or 1 (declare) when ``sel`` is the whole play; (0, 0) when it does not extend."""
+    if cards & upto != sel:
+        return 0, 0
+    rest = cards & ~upto
+    if rest:
+        return rest & -rest, 0
+    return 0, 1
+
+
+@njit(cache=True)
+def _single_options(hand: int, sel: int, s_max: int, min_top: int, lone_qk_wild: int) -> tuple[int, int]:
+    """Next cards and declarable kinds of the singles above ``min_top`` (A3)."""
+    if sel == 0:
+        nexts = 0
+        for c in range(_NUM_IDS):
+            if (hand >> c) & 1 and single_rank(c, lone_qk_wild) > min_top:
+                nexts |= 1 << c
+        return nexts, 0
+    if sel & (sel - 1) == 0 and single_rank(s_max, lone_qk_wild) > min_top:
+        return 0, 2
+    return 0, 0
+
+
+@njit(cache=True)
+def _sequence_options(
+    tkind: int, tlen: int, min_top: int, sel: int, s_max: int, hn: int, hf: int, natural_runs: int,
+    tpl: np.ndarray, shape_rows: np.ndarray, shape_n: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
+) -> tuple[int, int]:
+    """Next cards and declarable kinds of the sequence templates: the table's shape when
+    responding, the templates of the selection's lowest number card when leading."""
+    nexts = 0
+    decl = 0
+    sn = sel & _NUMBERS
+    if tkind >= 1:
+        for r in range(shape_n[tkind, tlen]):
+            t = shape_rows[tkind, tlen, r]
+            if tpl[t, 2] > min_top:
+                nx, dc = _template_options(t, sel, s_max, hn, hf, natural_runs, tpl)
+                nexts |= nx
+                decl |= dc
+    elif tkind < 0 and sn:
+        low = lowest_bit(sn)
+        for k in range(by_card_n[low]):
+            nx, dc = _template_options(by_card[low, k], sel, s_max, hn, hf, natural_runs, tpl)
+            nexts |= nx
+            decl |= dc
+    return nexts, decl
+
+
+@njit(cache=True)
+def _bomb_options(hn: int, hf: int, sel: int, upto: int, floor: int) -> tuple[int, int]:
+    """Next cards and declarability (bit 0) of the bombs beating a bomb of index ``floor``
+    (-1: any bomb beats a sequence or an empty table)."""
+    nexts = 0
+    decl = 0
+    if sel & _NUMBERS == 0:
+        for sub in (3, 5, 6, 7):
+            if face_bomb(sub, hf >> _J, floor) >= 0:
+                nx, dc = _extend(sub << _J, sel, upto)
+                nexts |= nx
+                decl |= dc
+    threes, fives = hn & _RANK_BITS[0], hn & _RANK_BITS[1]
+    sevens, nines = hn & _RANK_BITS[2], hn & _RANK_BITS[3]
+    if sel & _FACES or not (sel == 0 or sel & _RANK_BITS[0]) or not (threes and fives and sevens and nines):
+        return nexts, decl
+    for c3 in range(4, 8):
+        if not (threes >> c3) & 1:
+            continue
+        for c5 in range(12, 16):
+            if not (fives >> c5) & 1:
+                continue
+            for c7 in range(20, 24):
+                if not (sevens >> c7) & 1:
+                    continue
+                for c9 in range(28, 32):
+                    if (nines >> c9) & 1 and number_bomb(_suits(c3, c5, c7, c9)) > floor:
+                        nx, dc = _extend((1 << c3) | (1 << c5) | (1 << c7) | (1 << c9), sel, upto)
+                        nexts |= nx
+                        decl |= dc
+    return nexts, decl
+
+
 @njit(cache=True)
 def _write_mask(
     st: np.ndarray, i: int, mask: np.ndarray, cfg: np.ndarray,
-    tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
+    tpl: np.ndarray, shape_rows: np.ndarray, shape_n: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
 ) -> None:
-    """Write slot ``i``'s action mask (encoding.legal_action_mask of its decision)."""
+    """Write slot ``i``'s action mask (encoding.legal_action_mask of its decision): the next
+    cards and the declarations of every legal play that extends the selection."""
     for a in range(mask.shape[1]):
         mask[i, a] = False
     mover = st[i, F_TO_MOVE]
@@ -260,86 +550,26 @@ def _write_mask(
         return
     if sel == 0:
         mask[i, _PASS] = True  # seed: the leader may not pass; anyone else always may
-    lone_qk_wild = cfg[C_LONE_QK_WILD]
-    natural_runs = cfg[C_NATURAL_RUNS]
     hn = hand & _NUMBERS
     hf = hand & _FACES
-    sn = sel & _NUMBERS
-    sf = sel & _FACES
     s_max = highest_bit(sel)
     upto = (1 << (s_max + 1)) - 1
     tlen = st[i, F_TLEN]
     min_top = st[i, F_TRANK] if tkind >= 1 else 0
     nexts = 0
     decl = 0
-    # Singles: when leading, or on a single.
-    if tkind < 0 or (tkind == 1 and tlen == 1):
-        if sel == 0:
-            for c in range(_NUM_IDS):
-                if (hand >> c) & 1 and _single_rank(c, lone_qk_wild) > min_top:
-                    nexts |= 1 << c
-        elif sel & (sel - 1) == 0 and _single_rank(s_max, lone_qk_wild) > min_top:
-            decl |= 2
-    # Sequences of two or more cards (templates): the table's shape, or a lead's lowest card.
-    if tkind >= 1:
-        for t in range(shape_lo[tkind, tlen], shape_hi[tkind, tlen]):
-            if tpl[t, 2] > min_top:
-                nx, dc = _template_options(t, sel, s_max, hn, hf, natural_runs, tpl)
-                nexts |= nx
-                decl |= dc
-    elif tkind < 0 and sn:
-        low = lowest_bit(sn)
-        for k in range(by_card_n[low]):
-            nx, dc = _template_options(by_card[low, k], sel, s_max, hn, hf, natural_runs, tpl)
-            nexts |= nx
-            decl |= dc
+    if tkind < 0 or (tkind == 1 and tlen == 1):  # singles: when leading, or on a single
+        nexts, decl = _single_options(hand, sel, s_max, min_top, cfg[C_LONE_QK_WILD])
+    nx, dc = _sequence_options(
+        tkind, tlen, min_top, sel, s_max, hn, hf, cfg[C_NATURAL_RUNS],
+        tpl, shape_rows, shape_n, by_card, by_card_n,
+    )
+    nexts |= nx
+    decl |= dc
     # Bombs beat any sequence; on a bomb only a higher bomb.
-    floor = st[i, F_TRANK] if tkind == 0 else -1
-    if sn == 0:
-        fb = hf >> 36
-        for sub in (3, 5, 6, 7):
-            if sub & fb == sub and FACE_BOMB_INDEX[sub] > floor:
-                cards = sub << 36
-                if cards & upto == sel:
-                    rest = cards & ~upto
-                    if rest:
-                        nexts |= rest & -rest
-                    else:
-                        decl |= 1
-    if sf == 0 and (sel == 0 or sel & _RANK_BITS[0]):
-        threes = hn & _RANK_BITS[0]
-        fives = hn & _RANK_BITS[1]
-        sevens = hn & _RANK_BITS[2]
-        nines = hn & _RANK_BITS[3]
-        if threes and fives and sevens and nines:
-            for c3 in range(4, 8):
-                if not (threes >> c3) & 1:
-                    continue
-                for c5 in range(12, 16):
-                    if not (fives >> c5) & 1:
-                        continue
-                    for c7 in range(20, 24):
-                        if not (sevens >> c7) & 1:
-                            continue
-                        for c9 in range(28, 32):
-                            if not (nines >> c9) & 1:
-                                continue
-                            suits = (1 << (c3 & 3)) | (1 << (c5 & 3)) | (1 << (c7 & 3)) | (1 << (c9 & 3))
-                            if suits == 15:
-                                index = _BOMB_RAINBOW
-                            elif suits & (suits - 1) == 0:
-                                index = _BOMB_SUITED
-                            else:
-                                continue
-                            if index <= floor:
-                                continue
-                            cards = (1 << c3) | (1 << c5) | (1 << c7) | (1 << c9)
-                            if cards & upto == sel:
-                                rest = cards & ~upto
-                                if rest:
-                                    nexts |= rest & -rest
-                                else:
-                                    decl |= 1
+    nx, dc = _bomb_options(hn, hf, sel, upto, st[i, F_TRANK] if tkind == 0 else -1)
+    nexts |= nx
+    decl |= dc
     c = 0
     while nexts:
         if nexts & 1:
@@ -354,12 +584,12 @@ def _write_mask(
 @njit(cache=True)
 def _best_top(
     st: np.ndarray, i: int, sel: int, m: int, cfg: np.ndarray,
-    tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray,
+    tpl: np.ndarray, shape_rows: np.ndarray, shape_n: np.ndarray,
 ) -> int:
     """Highest legal rank of the selection played as a sequence of multiplicity ``m``."""
     n = bit_count(sel)
     if m == 1 and n == 1:
-        return _single_rank(lowest_bit(sel), cfg[C_LONE_QK_WILD])
+        return single_rank(lowest_bit(sel), cfg[C_LONE_QK_WILD])
     length = n // m
     tkind = st[i, F_TKIND]
     min_top = st[i, F_TRANK] if tkind >= 1 else 0
@@ -367,14 +597,15 @@ def _best_top(
     sf = sel & _FACES
     s = bit_count(sn)
     best = 0
-    for t in range(shape_lo[m, length], shape_hi[m, length]):
+    for r in range(shape_n[m, length]):
+        t = shape_rows[m, length, r]
         top = tpl[t, 2]
         naturals = tpl[t, 4]
         if top <= min_top or top <= best or s == 0 or sn & ~tpl[t, 3]:
             continue
-        if naturals and (not cfg[C_NATURAL_RUNS] or naturals & ~sf):
+        if template_closed(naturals, sf, cfg[C_NATURAL_RUNS]):
             continue
-        if bit_count(sf & ~naturals) == tpl[t, 5] - s:
+        if numbers_needed(tpl[t, 5], naturals, sf) == s:
             best = top
     return best
 
@@ -463,7 +694,7 @@ def _end_trick(st: np.ndarray, i: int, winner: int) -> None:
 @njit(cache=True)
 def _play(
     st: np.ndarray, i: int, kind: int, cfg: np.ndarray,
-    tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray,
+    tpl: np.ndarray, shape_rows: np.ndarray, shape_n: np.ndarray,
 ) -> bool:
     """Play the selection as ``kind`` (rules.apply_move); return whether the hand ended."""
     seat = st[i, F_TO_MOVE]
@@ -476,12 +707,12 @@ def _play(
             while c:
                 suits |= 1 << (lowest_bit(c) & 3)
                 c &= c - 1
-            rank = _BOMB_RAINBOW if suits == 15 else _BOMB_SUITED
+            rank = number_bomb(suits)
         else:
             rank = FACE_BOMB_INDEX[cards >> 36]
     else:
         length = bit_count(cards) // kind
-        rank = _best_top(st, i, cards, kind, cfg, tpl, shape_lo, shape_hi)
+        rank = _best_top(st, i, cards, kind, cfg, tpl, shape_rows, shape_n)
     st[i, F_HAND + seat] ^= cards
     st[i, F_PLAYED + seat] |= cards
     st[i, F_TRICK_POINTS] += _points(cards)
@@ -568,11 +799,11 @@ def _write_obs(st: np.ndarray, i: int, obs: np.ndarray, cfg: np.ndarray) -> None
 @njit(cache=True)
 def _write_outputs(
     st: np.ndarray, i: int, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, cfg: np.ndarray,
-    tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
+    tpl: np.ndarray, shape_rows: np.ndarray, shape_n: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
 ) -> None:
     player[i] = st[i, F_TO_MOVE]
     _write_obs(st, i, obs, cfg)
-    _write_mask(st, i, mask, cfg, tpl, shape_lo, shape_hi, by_card, by_card_n)
+    _write_mask(st, i, mask, cfg, tpl, shape_rows, shape_n, by_card, by_card_n)
 
 
 # -- kernels ----------------------------------------------------------------------------------------
@@ -582,7 +813,7 @@ def _step_slot(
     mask: np.ndarray,
     player: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray, steps: np.ndarray,
     max_steps: int, cfg: np.ndarray,
-    tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
+    tpl: np.ndarray, shape_rows: np.ndarray, shape_n: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
 ) -> None:
     """One action in slot ``i`` (encoding.apply_action + the AEC env's step bookkeeping);
     ``engine.STAY``: the slot sits the step out, with zero rewards and its outputs unchanged."""
@@ -602,7 +833,7 @@ def _step_slot(
     elif action == _PASS:
         _end_trick(st, i, st[i, F_TPLAYER])  # two players: a pass ends the trick
     else:
-        hand_over = _play(st, i, action - _DECLARE0, cfg, tpl, shape_lo, shape_hi)
+        hand_over = _play(st, i, action - _DECLARE0, cfg, tpl, shape_rows, shape_n)
     steps[i] += 1
     terminal = False
     if hand_over:
@@ -629,7 +860,7 @@ def _step_slot(
         if terminal:  # the rules keep the hand's last trick on the table, the going-out play in it
             final[i, F_TRICK_LEN] = trick_len + 1
         _new_game(st, rng, i)
-    _write_outputs(st, i, obs, mask, player, cfg, tpl, shape_lo, shape_hi, by_card, by_card_n)
+    _write_outputs(st, i, obs, mask, player, cfg, tpl, shape_rows, shape_n, by_card, by_card_n)
 
 
 @njit(cache=True)
@@ -637,13 +868,13 @@ def _step_block(
     lo: int, hi: int, max_steps: int, actions: np.ndarray, st: np.ndarray, final: np.ndarray,
     rng: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray,
     done: np.ndarray, truncated: np.ndarray, steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray,
-    shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
+    shape_rows: np.ndarray, shape_n: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
 ) -> None:
     """Step slots ``lo..hi-1`` in order."""
     for i in range(lo, hi):
         _step_slot(
             i, st, final, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps, cfg,
-            tpl, shape_lo, shape_hi, by_card, by_card_n,
+            tpl, shape_rows, shape_n, by_card, by_card_n,
         )
 
 
@@ -651,8 +882,8 @@ def _step_block(
 def _step_threads(
     bounds: np.ndarray, actions: np.ndarray, st: np.ndarray, final: np.ndarray, rng: np.ndarray,
     obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray,
-    truncated: np.ndarray, steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray, shape_lo: np.ndarray,
-    shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray, max_steps: int,
+    truncated: np.ndarray, steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray, shape_rows: np.ndarray,
+    shape_n: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray, max_steps: int,
 ) -> None:
     """Step every slot, chunk ``c`` of ``bounds`` on one thread (the slot loop sits in the
     parallel region itself: there the arrays are known not to overlap, which saves reloads of
@@ -661,7 +892,7 @@ def _step_threads(
         for i in range(bounds[c], bounds[c + 1]):
             _step_slot(
                 i, st, final, rng, actions, obs, mask, player, rewards, done, truncated, steps, max_steps,
-                cfg, tpl, shape_lo, shape_hi, by_card, by_card_n,
+                cfg, tpl, shape_rows, shape_n, by_card, by_card_n,
             )
 
 
@@ -669,35 +900,35 @@ def _step_threads(
 def _step_one_thread(
     bounds: np.ndarray, actions: np.ndarray, st: np.ndarray, final: np.ndarray, rng: np.ndarray,
     obs: np.ndarray, mask: np.ndarray, player: np.ndarray, rewards: np.ndarray, done: np.ndarray,
-    truncated: np.ndarray, steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray, shape_lo: np.ndarray,
-    shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray, max_steps: int,
+    truncated: np.ndarray, steps: np.ndarray, cfg: np.ndarray, tpl: np.ndarray, shape_rows: np.ndarray,
+    shape_n: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray, max_steps: int,
 ) -> None:
     """Step every slot in the calling thread (the arrays borrowed: no reference counting)."""
     _step_block(
         0, st.shape[0], max_steps,
         *borrow(actions, st, final, rng, obs, mask, player, rewards, done, truncated, steps, cfg, tpl,
-                shape_lo, shape_hi, by_card, by_card_n),
+                shape_rows, shape_n, by_card, by_card_n),
     )
 
 
 @njit(cache=True)
 def _reset_slots(
     st: np.ndarray, rng: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, cfg: np.ndarray,
-    tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
+    tpl: np.ndarray, shape_rows: np.ndarray, shape_n: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
 ) -> None:
     """Deal a new game into every slot."""
     for i in range(st.shape[0]):
         _new_game(st, rng, i)
-        _write_outputs(st, i, obs, mask, player, cfg, tpl, shape_lo, shape_hi, by_card, by_card_n)
+        _write_outputs(st, i, obs, mask, player, cfg, tpl, shape_rows, shape_n, by_card, by_card_n)
 
 
 @njit(cache=True)
 def _refresh_slot(
     st: np.ndarray, i: int, obs: np.ndarray, mask: np.ndarray, player: np.ndarray, cfg: np.ndarray,
-    tpl: np.ndarray, shape_lo: np.ndarray, shape_hi: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
+    tpl: np.ndarray, shape_rows: np.ndarray, shape_n: np.ndarray, by_card: np.ndarray, by_card_n: np.ndarray,
 ) -> None:
     """Rewrite slot ``i``'s outputs from its state (after ``load``)."""
-    _write_outputs(st, i, obs, mask, player, cfg, tpl, shape_lo, shape_hi, by_card, by_card_n)
+    _write_outputs(st, i, obs, mask, player, cfg, tpl, shape_rows, shape_n, by_card, by_card_n)
 
 
 # -- conversions to and from the rules State -------------------------------------------------------
@@ -731,7 +962,7 @@ class HaggisEngine(BatchedEngine):
              int(config.reward == "points")],
             dtype=np.int64,
         )
-        self._tables = (_TPL, _SHAPE_LO, _SHAPE_HI, _BY_CARD, _BY_CARD_N)
+        self._tables = (TPL, SHAPE_ROWS, SHAPE_N, BY_CARD, BY_CARD_N)
         self._use_kernels(_step_one_thread, _step_threads, (
             self.slots, self.final_slots, self.rng_state, self.obs, self.mask, self.player, self.rewards,
             self.done, self.truncated, self.steps, self._cfg, *self._tables, self.max_steps,

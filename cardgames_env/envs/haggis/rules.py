@@ -42,7 +42,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from cardgames_env.core import checks
-from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
+from cardgames_env.core.game import (
+    CHANCE,
+    TERMINAL,
+    GameInfo,
+    IllegalMoveError,
+    plain_fields,
+    win_loss_info,
+    win_loss_returns,
+)
 
 from .cards import (
     FACE_MASK,
@@ -411,7 +419,7 @@ def returns(state: State) -> tuple[float, ...]:
         return ((a - b) / 100, (b - a) / 100)
     if not is_terminal(state):
         return (0.0, 0.0)
-    return (1.0, -1.0) if a > b else (-1.0, 1.0)
+    return win_loss_returns(0 if a > b else 1, NUM_PLAYERS)
 
 
 def unseen_numbers(state: State, player: int) -> int:
@@ -563,17 +571,7 @@ def game_info(config: Config) -> GameInfo:
             zero_sum=True,
             reward_model="(own - opponent) hand score / 100 at the end of each hand",
         )
-    return GameInfo(
-        name="haggis",
-        num_players=NUM_PLAYERS,
-        max_game_length=None,
-        min_reward=-1.0,
-        max_reward=1.0,
-        min_return=-1.0,
-        max_return=1.0,
-        zero_sum=True,
-        reward_model="+1 to the winner and -1 to the loser at the end of the game",
-    )
+    return win_loss_info("haggis", NUM_PLAYERS, "+1 to the winner and -1 to the loser at the end of the game")
 
 
 INFO = game_info(Config())

@@ -164,25 +164,36 @@ def hand_entry(key: tuple[tuple[int, ...], int]) -> tuple[np.ndarray, np.ndarray
     return entry
 
 
+def start_actions(
+    hand: tuple[int, ...], herd: int, market: tuple[int, ...]
+) -> tuple[np.ndarray | int, np.ndarray, np.ndarray, np.ndarray]:
+    """The legal moves at the start of a move, as flat action indices: what a player with
+    ``hand`` (7 type counts) and ``herd`` camels may do with ``market``.
+
+    Returns:
+        ``(takes, sells, exchanges, payable)``: the take actions (the camels alone when the
+        hand is full), the legal sales, every exchange the market allows and, per exchange,
+        1 when the player can pay it (int8).
+    """
+    room = HAND_LIMIT - sum(hand)
+    takes, camels, exchanges, gives = MARKET_ACTIONS.get(market) or market_entry(market)
+    # Camels can be given back only up to the room left under the hand limit (A2); no
+    # exchange gives more than 5, so larger counts share one cache entry.
+    key = (hand, min(herd, room, 5))
+    sells, payable = HAND_ACTIONS.get(key) or hand_entry(key)
+    return (takes if room else camels), sells, exchanges, payable[gives]  # a good needs room
+
+
 def legal_mask(state: State) -> np.ndarray:
     """Return the int8 mask of legal actions of the player to move (zeros once the round is over)."""
     mask = np.zeros(ACTIONS.size, dtype=np.int8)
     if state.round_over:
         return mask
     p = state.player
-    hand = state.hands[p]
-    room = HAND_LIMIT - sum(hand)
-    herd = state.herds[p][CAMEL]
-    market = state.market
-    takes, camels, exchanges, gives = MARKET_ACTIONS.get(market) or market_entry(market)
-    # Camels can be given back only up to the room left under the hand limit (A2); no
-    # exchange gives more than 5, so larger counts share one cache entry.
-    camels_givable = min(herd, room, 5)
-    key = (hand, camels_givable)
-    sells, payable = HAND_ACTIONS.get(key) or hand_entry(key)
-    mask[takes if room else camels] = 1  # take one good only with room in the hand
+    takes, sells, exchanges, payable = start_actions(state.hands[p], state.herds[p][CAMEL], state.market)
+    mask[takes] = 1
     mask[sells] = 1
-    mask[exchanges] = payable[gives]
+    mask[exchanges] = payable
     return mask
 
 
@@ -192,11 +203,8 @@ def legal_exchanges(hand: tuple[int, ...], herd: int, market: tuple[int, ...]) -
 
     Only what the player sees is needed, so agents may call it from their observation.
     """
-    room = HAND_LIMIT - sum(hand)
-    _, _, exchanges, gives = MARKET_ACTIONS.get(market) or market_entry(market)
-    key = (hand, min(herd, room, 5))
-    _, payable = HAND_ACTIONS.get(key) or hand_entry(key)
-    return exchanges[payable[gives].view(np.bool_)] - EXCHANGE0
+    _, _, exchanges, payable = start_actions(hand, herd, market)
+    return exchanges[payable.view(np.bool_)] - EXCHANGE0
 
 
 # -- observation ------------------------------------------------------------------------------
@@ -450,5 +458,6 @@ __all__ = [
     "legal_exchanges",
     "legal_mask",
     "market_entry",
+    "start_actions",
     "observe",
 ]

@@ -41,7 +41,15 @@ from typing import NamedTuple
 import numpy as np
 
 from cardgames_env.core import checks
-from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
+from cardgames_env.core.game import (
+    CHANCE,
+    TERMINAL,
+    GameInfo,
+    IllegalMoveError,
+    plain_fields,
+    win_loss_info,
+    win_loss_returns,
+)
 
 from . import scoring
 from .cards import (
@@ -491,10 +499,7 @@ def returns(state: State) -> tuple[float, ...]:
         return (gap, -gap)
     if not is_terminal(state):
         return (0.0, 0.0)
-    w = winner(state)
-    if w is None:
-        return (0.0, 0.0)
-    return (1.0, -1.0) if w == 0 else (-1.0, 1.0)
+    return win_loss_returns(winner(state), NUM_PLAYERS)
 
 
 def hand_size(state: State, player: int) -> int:
@@ -1126,17 +1131,7 @@ def game_info(config: Config) -> GameInfo:
             zero_sum=True,
             reward_model="(own rupees - opponent's rupees) / 100 at the end of each round",
         )
-    return GameInfo(
-        name="jaipur",
-        num_players=NUM_PLAYERS,
-        max_game_length=None,
-        min_reward=-1.0,
-        max_reward=1.0,
-        min_return=-1.0,
-        max_return=1.0,
-        zero_sum=True,
-        reward_model="+1 win / -1 loss / 0 draw at the end of the game",
-    )
+    return win_loss_info("jaipur", NUM_PLAYERS, "+1 win / -1 loss / 0 draw at the end of the game")
 
 
 INFO = game_info(Config())

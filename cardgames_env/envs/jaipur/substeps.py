@@ -43,19 +43,15 @@ from .encoding import (
     ACTIONS,
     EXCHANGE_GIVE,
     EXCHANGE_TAKE,
-    HAND_ACTIONS,
-    HAND_LIMIT,
     LAYOUT,
-    MARKET_ACTIONS,
     MAX_SELL,
     MOVES,
     NUM_EXCHANGES,
     JaipurEncoding,
-    hand_entry,
     legal_exchanges,
-    market_entry,
     observe,
     render_state,
+    start_actions,
 )
 from .rules import Config, Exchange, Move, State
 
@@ -169,15 +165,10 @@ def _start_mask(state: State) -> np.ndarray:
     if state.round_over:
         return mask
     p = state.player
-    hand = state.hands[p]
-    room = HAND_LIMIT - sum(hand)
-    market = state.market
-    takes, camels, exchanges, gives = MARKET_ACTIONS.get(market) or market_entry(market)
-    key = (hand, min(state.herds[p][CAMEL], room, 5))
-    sells, payable = HAND_ACTIONS.get(key) or hand_entry(key)
-    mask[takes if room else camels] = 1
+    takes, sells, exchanges, payable = start_actions(state.hands[p], state.herds[p][CAMEL], state.market)
+    mask[takes] = 1
     mask[sells] = 1
-    mask[_FIRST_STEPS[exchanges[payable[gives].view(np.bool_)] - FLAT_MOVES]] = 1
+    mask[_FIRST_STEPS[exchanges[payable.view(np.bool_)] - FLAT_MOVES]] = 1
     return mask
 
 

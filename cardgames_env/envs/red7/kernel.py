@@ -1,8 +1,11 @@
 """Batched Red7 engine: ``num_envs`` games in Numba kernels, bit-exact with ``red7_v0``.
 
 The readable reference is :mod:`cardgames_env.envs.red7.rules` (with :mod:`.scoring` and
-:mod:`.encoding`); the kernels here restate those rules on card bitmasks and the
-differential test (``tests/red7/test_red7_kernel.py``) holds the two together. Quoted section
+:mod:`.encoding`); the kernels here restate the turn and the masks on card bitmasks and the
+differential test (``tests/red7/test_red7_kernel.py``) holds the two together. The seven
+rules' evaluation is not restated: the kernels call the compiled functions of
+:mod:`.scoring` (``strength``, ``all_strengths``, ``qualifying``, ``points_of``) that the rules
+engine calls. Quoted section
 names cite the rules page ``docs/rules/red7.md``, labels A1-A7 the decisions listed in the rules
 module.
 
@@ -32,7 +35,7 @@ from cardgames_env.core.engine import BatchedEngine
 from cardgames_env.core.kernel_rng import shuffle
 from cardgames_env.core.threads import aligned_zeros, borrow
 from cardgames_env.envs.red7 import rules
-from cardgames_env.envs.red7.cards import COLOUR_MASKS, EVEN_MASK, LOW_MASK, NUM_CARDS, NUMBER_MASKS
+from cardgames_env.envs.red7.cards import COLOUR_MASKS, NUM_CARDS
 from cardgames_env.envs.red7.encoding import (
     CANVAS0,
     DECK0,
@@ -55,7 +58,7 @@ from cardgames_env.envs.red7.rules import (
     SEVEN,
     TAKE,
 )
-from cardgames_env.envs.red7.scoring import RUN_TABLE
+from cardgames_env.envs.red7.scoring import all_strengths, points_of, qualifying, strength
 
 # -- slot row layout -------------------------------------------------------------------------
 F_ACTIVE, F_PLAYER, F_RULE, F_CANVAS, F_PHASE, F_EFFECT, F_KNOWN_TOP = 0, 1, 2, 3, 4, 5, 6
@@ -82,97 +85,15 @@ _PIECES = (
 )
 
 # -- card tables (cards.py, scoring.py) ------------------------------------------------------
-_EVEN = EVEN_MASK
-_LOW = LOW_MASK
 _COLOUR_LOW = COLOUR_MASKS[6]  # the Violet cards: bits 0, 7, .., 42 (a colour group shifted down)
-_NUMBER_MASKS = np.array(NUMBER_MASKS, dtype=np.int64)
-_COLOUR_MASKS = np.array(COLOUR_MASKS, dtype=np.int64)
-_RUN_LEN = np.array([length for length, _ in RUN_TABLE], dtype=np.int64)
-_RUN_TOP = np.array([top for _, top in RUN_TABLE], dtype=np.int64)
 _MAX_FIVES = 64
 """Stack depth of the 5-chain search (at most 7 fives, each pushed once per subset)."""
 
 
-# -- rule evaluation (scoring.py) -------------------------------------------------------------
-@njit(cache=True)
-def _strength(rule: int, palette: int) -> int:
-    """``scoring.strength``: ``|Q| * 64 + highest card of Q`` (0 when Q is empty)."""
-    if palette == 0:
-        return 0
-    if rule == 0:  # Red: highest card
-        return 63 + bit_length(palette)
-    if rule == 3 or rule == 6:  # Green: even cards; Violet: cards below 4
-        q = palette & (_EVEN if rule == 3 else _LOW)
-        return bit_count(q) * 64 + bit_length(q) - 1 if q else 0
-    if rule == 4:  # Blue: different colours, led by the highest card
-        m = palette | palette >> 7
-        m |= m >> 14
-        m |= m >> 28
-        return bit_count(m & 0x7F) * 64 + bit_length(palette) - 1
-    best = 0
-    if rule == 1:  # Orange: most of one number (A1: ties by the highest card)
-        for n in range(7):
-            group = palette >> (7 * n) & 0x7F
-            if group:
-                value = bit_count(group) * 64 + 7 * n + bit_length(group) - 1
-                if value > best:
-                    best = value
-        return best
-    if rule == 2:  # Yellow: most of one colour
-        for s in range(7):
-            group = palette >> s & _COLOUR_LOW
-            if group:
-                value = bit_count(group) * 64 + bit_length(group) - 1 + s
-                if value > best:
-                    best = value
-        return best
-    # Indigo: most cards in a row (A2: the best card of each number)
-    present = 0
-    for n in range(7):
-        if palette >> (7 * n) & 0x7F:
-            present |= 1 << n
-    return _RUN_LEN[present] * 64 + bit_length(palette & _NUMBER_MASKS[_RUN_TOP[present]]) - 1
-
-
-@njit(cache=True)
-def _all_strengths(palette: int, out: np.ndarray, at: int) -> None:
-    """``scoring.strengths``: ``out[at + rule]`` = the palette's strength under each rule."""
-    if palette == 0:
-        for r in range(7):
-            out[at + r] = 0
-        return
-    top = bit_length(palette) - 1
-    orange = 0
-    yellow = 0
-    present = 0
-    colours = 0
-    for k in range(7):
-        group = palette >> (7 * k) & 0x7F  # the cards of number k + 1
-        if group:
-            present |= 1 << k
-            value = bit_count(group) * 64 + 7 * k + bit_length(group) - 1
-            if value > orange:
-                orange = value
-        group = palette >> k & _COLOUR_LOW  # the cards of colour 6 - k
-        if group:
-            colours += 1
-            value = bit_count(group) * 64 + bit_length(group) - 1 + k
-            if value > yellow:
-                yellow = value
-    even = palette & _EVEN
-    low = palette & _LOW
-    out[at] = 64 + top
-    out[at + 1] = orange
-    out[at + 2] = yellow
-    out[at + 3] = bit_count(even) * 64 + bit_length(even) - 1 if even else 0
-    out[at + 4] = colours * 64 + top
-    out[at + 5] = _RUN_LEN[present] * 64 + bit_length(palette & _NUMBER_MASKS[_RUN_TOP[present]]) - 1
-    out[at + 6] = bit_count(low) * 64 + bit_length(low) - 1 if low else 0
-
-
+# -- rule evaluation (the compiled rules of scoring.py: strength, all_strengths, qualifying, points_of)
 @njit(cache=True)
 def _strength_plus(rule: int, palette: int, card: int, base: int) -> int:
-    """``_strength(rule, palette | card)`` for a card outside the palette, whose own
+    """``strength(rule, palette | card)`` for a card outside the palette, whose own
     strength under ``rule`` is ``base``: only the card's number or colour group changes."""
     after = palette | 1 << card
     if rule == 0:
@@ -187,57 +108,7 @@ def _strength_plus(rule: int, palette: int, card: int, base: int) -> int:
         group = after >> shift & _COLOUR_LOW
         value = bit_count(group) * 64 + bit_length(group) - 1 + shift
         return value if value > base else base
-    return _strength(rule, after)
-
-
-@njit(cache=True)
-def _qualifying(rule: int, palette: int) -> int:
-    """``scoring.qualifying``: the qualifying set Q of a palette under a rule (a bitmask)."""
-    if palette == 0:
-        return 0
-    if rule == 0:
-        return 1 << (bit_length(palette) - 1)
-    if rule == 3:
-        return palette & _EVEN
-    if rule == 6:
-        return palette & _LOW
-    q = 0
-    if rule == 4:
-        for colour in range(7):
-            group = palette & _COLOUR_MASKS[colour]
-            if group:
-                q |= 1 << (bit_length(group) - 1)
-        return q
-    if rule == 1 or rule == 2:  # A1: the group with the largest (size, highest card)
-        best = -1
-        for g in range(7):
-            group = palette & (_NUMBER_MASKS[g] if rule == 1 else _COLOUR_MASKS[g])
-            if group:
-                value = bit_count(group) * 64 + bit_length(group) - 1
-                if value > best:
-                    best = value
-                    q = group
-        return q
-    present = 0
-    for n in range(7):
-        if palette & _NUMBER_MASKS[n]:
-            present |= 1 << n
-    top = _RUN_TOP[present]
-    for n in range(top - _RUN_LEN[present] + 1, top + 1):
-        q |= 1 << (bit_length(palette & _NUMBER_MASKS[n]) - 1)
-    return q
-
-
-@njit(cache=True)
-def _points(rule: int, palette: int) -> int:
-    """``scoring.points_of``: the sum of the numbers of Q ("The advanced game")."""
-    q = _qualifying(rule, palette)
-    total = 0
-    while q:
-        card = lowest_bit(q)
-        q &= q - 1
-        total += card // 7 + 1
-    return total
+    return strength(rule, after)
 
 
 @njit(cache=True)
@@ -249,7 +120,7 @@ def _winning_seat(row: np.ndarray, n: int) -> int:
     seat = -1
     for s in range(n):
         if active >> s & 1:
-            value = _strength(rule, row[F_PALETTES + s])
+            value = strength(rule, row[F_PALETTES + s])
             if value > best:
                 best = value
                 seat = s
@@ -260,12 +131,12 @@ def _winning_seat(row: np.ndarray, n: int) -> int:
 def _is_winning(row: np.ndarray, n: int, p: int) -> bool:
     """``rules.is_winning``: seat ``p`` is strictly the strongest under the rule."""
     rule = row[F_RULE]
-    mine = _strength(rule, row[F_PALETTES + p])
+    mine = strength(rule, row[F_PALETTES + p])
     if mine == 0:
         return False
     active = row[F_ACTIVE]
     for s in range(n):
-        if s != p and active >> s & 1 and _strength(rule, row[F_PALETTES + s]) >= mine:
+        if s != p and active >> s & 1 and strength(rule, row[F_PALETTES + s]) >= mine:
             return False
     return True
 
@@ -279,7 +150,7 @@ def _thresholds(row: np.ndarray, n: int, p: int, removed: int, at: int) -> None:
         row[at + r] = 0
     for s in range(n):
         if s != p and active >> s & 1:
-            _all_strengths(row[F_PALETTES + s] & ~removed, row, S_TMP)
+            all_strengths(row[F_PALETTES + s] & ~removed, row, S_TMP)
             for r in range(7):
                 if row[S_TMP + r] > row[at + r]:
                     row[at + r] = row[S_TMP + r]
@@ -386,8 +257,8 @@ def _finish_round(row: np.ndarray, cfg: np.ndarray, winner: int) -> None:
         return
     rule = row[F_RULE]
     palette = row[F_PALETTES + winner]
-    row[F_SCORES + winner] += _points(rule, palette)
-    row[F_SCORED] |= _qualifying(rule, palette)
+    row[F_SCORES + winner] += points_of(rule, palette)
+    row[F_SCORED] |= qualifying(rule, palette)
     if row[F_SCORES + winner] >= cfg[C_TARGET]:
         row[F_STATUS] = GAME_OVER
         row[F_GAME_WINNER] = winner
@@ -572,7 +443,7 @@ def _new_game(row: np.ndarray, cfg: np.ndarray, rng_state: np.ndarray, i: int) -
 @njit(cache=True)
 def _canvas_succeeds(hand: int, palette: int, rule: int, thr: np.ndarray) -> bool:
     """Phase CANVAS can end winning: end the turn under ``rule``, or discard a hand card."""
-    if _strength(rule, palette) > thr[rule]:
+    if strength(rule, palette) > thr[rule]:
         return True
     m = hand | hand >> 7
     m |= m >> 14
@@ -581,7 +452,7 @@ def _canvas_succeeds(hand: int, palette: int, rule: int, thr: np.ndarray) -> boo
     while m:
         colour = 6 - lowest_bit(m)
         m &= m - 1
-        if _strength(colour, palette) > thr[colour]:
+        if strength(colour, palette) > thr[colour]:
             return True
     return False
 
@@ -604,7 +475,7 @@ def _seven_succeeds(
         others &= others - 1
         rest = palette & ~(1 << c)
         colour = 6 - c % 7
-        if _strength(colour, rest) > thr[colour]:
+        if strength(colour, rest) > thr[colour]:
             return True
         if seven_to_deck and _canvas_succeeds(hand, rest, rule, thr):
             return True
@@ -622,7 +493,7 @@ def _effect_succeeds(
     number = card // 7 + 1
     if number % 2 == 0:
         if in_main:
-            return _strength(rule, palette) > thr[rule]
+            return strength(rule, palette) > thr[rule]
         return _canvas_succeeds(hand, palette, rule, thr)
     if number == 3:
         return True
@@ -699,106 +570,112 @@ def _played_succeeds(
 
 
 @njit(cache=True)
-def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
-    """``encoding.legal_action_mask``: the mask of ``rules.legal_moves`` of the mover."""
-    out[:] = False
-    out[GIVE_UP] = True  # giving up is always legal
-    p = row[F_PLAYER]
-    phase = row[F_PHASE]
-    hand = row[F_HANDS + p]
-    if phase == MAIN and hand == 0:
-        return  # "A turn": no cards, only giving up
-    palette = row[F_PALETTES + p]
+def _mask_rulebook(
+    row: np.ndarray, cfg: np.ndarray, out: np.ndarray, p: int, phase: int, hand: int, palette: int
+) -> None:
+    """The rulebook's options (``strict=False``, ``rules._candidates``): every play, discard
+    and pair the phase allows, whether it wins or not."""
     action_rule = cfg[C_ACTION] != 0
-    rule = row[F_RULE]
-    if not cfg[C_STRICT]:  # rulebook: every option (rules._candidates)
-        if phase == MAIN or phase == EXTRA:
-            rest = hand
-            while rest:
-                c = lowest_bit(rest)
-                rest &= rest - 1
-                out[PLAY0 + c] = True
-        if phase == MAIN or phase == CANVAS:
-            rest = hand
-            while rest:
-                c = lowest_bit(rest)
-                rest &= rest - 1
-                out[DISCARD0 + c] = True
-        if phase == MAIN:
-            rest = hand
-            while rest:
-                c = lowest_bit(rest)
-                rest &= rest - 1
-                if action_rule and (c // 7) % 2 == 0:
-                    continue  # an odd card's effect comes first ("The action rule")
-                others = hand & ~(1 << c)
-                while others:
-                    d = lowest_bit(others)
-                    others &= others - 1
-                    out[PAIR0 + 48 * c + (d if d < c else d - 1)] = True
-        elif phase == TAKE:
-            targets = _take_targets(row, cfg[C_N], p, bit_count(palette))
-            while targets:
-                c = lowest_bit(targets)
-                targets &= targets - 1
-                out[TAKE0 + c] = True
-        elif phase == SEVEN:
-            others = palette & ~(1 << row[F_EFFECT])
-            while others:
-                c = lowest_bit(others)
-                others &= others - 1
-                out[CANVAS0 + c] = True
-                if cfg[C_SEVEN_DECK]:
-                    out[DECK0 + c] = True
-        elif phase == CANVAS:
-            out[END_TURN] = True
-        return
-    _thresholds(row, cfg[C_N], p, 0, S_THR)
-    thr = row[S_THR : S_THR + 7]
-    if phase == MAIN:
-        _all_strengths(palette, row, S_BASE)
-        base = row[S_BASE : S_BASE + 7]
-        # Discard d: the palette wins under d's colour.
-        rest = hand
-        while rest:
-            d = lowest_bit(rest)
-            rest &= rest - 1
-            colour = 6 - d % 7
-            if base[colour] > thr[colour]:
-                out[DISCARD0 + d] = True
-        m = hand | hand >> 7
-        m |= m >> 14
-        m |= m >> 28
-        m &= 0x7F  # in-group positions of the hand's colours
+    if phase == MAIN or phase == EXTRA:
         rest = hand
         while rest:
             c = lowest_bit(rest)
             rest &= rest - 1
-            bit = 1 << c
-            after = palette | bit
-            odd = (c // 7) % 2 == 0
-            # Play c: wins under the rule (action rule: some completion of the turn does, a 3 always).
-            if action_rule and odd:
-                if _played_succeeds(row, cfg, p, hand & ~bit, after, c, True, thr):
-                    out[PLAY0 + c] = True
-                continue  # no play-then-discard of an odd card under the action rule
-            if _strength_plus(rule, palette, c, base[rule]) > thr[rule]:
+            out[PLAY0 + c] = True
+    if phase == MAIN or phase == CANVAS:
+        rest = hand
+        while rest:
+            c = lowest_bit(rest)
+            rest &= rest - 1
+            out[DISCARD0 + c] = True
+    if phase == MAIN:
+        rest = hand
+        while rest:
+            c = lowest_bit(rest)
+            rest &= rest - 1
+            if action_rule and (c // 7) % 2 == 0:
+                continue  # an odd card's effect comes first ("The action rule")
+            others = hand & ~(1 << c)
+            while others:
+                d = lowest_bit(others)
+                others &= others - 1
+                out[PAIR0 + 48 * c + (d if d < c else d - 1)] = True
+    elif phase == TAKE:
+        targets = _take_targets(row, cfg[C_N], p, bit_count(palette))
+        while targets:
+            c = lowest_bit(targets)
+            targets &= targets - 1
+            out[TAKE0 + c] = True
+    elif phase == SEVEN:
+        others = palette & ~(1 << row[F_EFFECT])
+        while others:
+            c = lowest_bit(others)
+            others &= others - 1
+            out[CANVAS0 + c] = True
+            if cfg[C_SEVEN_DECK]:
+                out[DECK0 + c] = True
+    elif phase == CANVAS:
+        out[END_TURN] = True
+
+
+@njit(cache=True)
+def _mask_main(
+    row: np.ndarray, cfg: np.ndarray, out: np.ndarray, p: int, hand: int, palette: int, rule: int,
+    thr: np.ndarray,
+) -> None:
+    """A turn's first decision under ``strict``: the plays, discards and pairs after which the
+    mover's palette beats every opponent's threshold ``thr`` (per rule)."""
+    action_rule = cfg[C_ACTION] != 0
+    all_strengths(palette, row, S_BASE)
+    base = row[S_BASE : S_BASE + 7]
+    # Discard d: the palette wins under d's colour.
+    rest = hand
+    while rest:
+        d = lowest_bit(rest)
+        rest &= rest - 1
+        colour = 6 - d % 7
+        if base[colour] > thr[colour]:
+            out[DISCARD0 + d] = True
+    m = hand | hand >> 7
+    m |= m >> 14
+    m |= m >> 28
+    m &= 0x7F  # in-group positions of the hand's colours
+    rest = hand
+    while rest:
+        c = lowest_bit(rest)
+        rest &= rest - 1
+        bit = 1 << c
+        after = palette | bit
+        odd = (c // 7) % 2 == 0
+        # Play c: wins under the rule (action rule: some completion of the turn does, a 3 always).
+        if action_rule and odd:
+            if _played_succeeds(row, cfg, p, hand & ~bit, after, c, True, thr):
                 out[PLAY0 + c] = True
-            # Play c, then discard d: c's addition wins under d's colour.
-            colours = m
-            pairs = PAIR0 + 48 * c
-            while colours:
-                shift = lowest_bit(colours)
-                colours &= colours - 1
-                colour = 6 - shift
-                if _strength_plus(colour, palette, c, base[colour]) > thr[colour]:
-                    group = hand & (_COLOUR_LOW << shift) & ~bit
-                    while group:
-                        d = lowest_bit(group)
-                        group &= group - 1
-                        out[pairs + (d if d < c else d - 1)] = True
-        return
-    # The action rule's later phases (A6: a choice is legal iff some completion wins).
+            continue  # no play-then-discard of an odd card under the action rule
+        if _strength_plus(rule, palette, c, base[rule]) > thr[rule]:
+            out[PLAY0 + c] = True
+        # Play c, then discard d: c's addition wins under d's colour.
+        colours = m
+        pairs = PAIR0 + 48 * c
+        while colours:
+            shift = lowest_bit(colours)
+            colours &= colours - 1
+            colour = 6 - shift
+            if _strength_plus(colour, palette, c, base[colour]) > thr[colour]:
+                group = hand & (_COLOUR_LOW << shift) & ~bit
+                while group:
+                    d = lowest_bit(group)
+                    group &= group - 1
+                    out[pairs + (d if d < c else d - 1)] = True
+
+
+@njit(cache=True)
+def _mask_later_phase(
+    row: np.ndarray, cfg: np.ndarray, out: np.ndarray, p: int, phase: int, hand: int, palette: int,
+    rule: int, thr: np.ndarray,
+) -> None:
+    """The action rule's later phases under ``strict`` (A6: a choice is legal iff some
+    completion of the turn wins): a 5's extra card, a 1's take, a 7's card, the canvas discard."""
     if phase == EXTRA:
         rest = hand
         while rest:
@@ -821,7 +698,7 @@ def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
             others &= others - 1
             rest_palette = palette & ~(1 << c)
             colour = 6 - c % 7
-            if _strength(colour, rest_palette) > thr[colour]:
+            if strength(colour, rest_palette) > thr[colour]:
                 out[CANVAS0 + c] = True
             if cfg[C_SEVEN_DECK] and _canvas_succeeds(hand, rest_palette, rule, thr):
                 out[DECK0 + c] = True
@@ -831,10 +708,32 @@ def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
             d = lowest_bit(rest)
             rest &= rest - 1
             colour = 6 - d % 7
-            if _strength(colour, palette) > thr[colour]:
+            if strength(colour, palette) > thr[colour]:
                 out[DISCARD0 + d] = True
-        if _strength(rule, palette) > thr[rule]:
+        if strength(rule, palette) > thr[rule]:
             out[END_TURN] = True
+
+
+@njit(cache=True)
+def _write_mask(row: np.ndarray, cfg: np.ndarray, out: np.ndarray) -> None:
+    """``encoding.legal_action_mask``: the mask of ``rules.legal_moves`` of the mover."""
+    out[:] = False
+    out[GIVE_UP] = True  # giving up is always legal
+    p = row[F_PLAYER]
+    phase = row[F_PHASE]
+    hand = row[F_HANDS + p]
+    if phase == MAIN and hand == 0:
+        return  # "A turn": no cards, only giving up
+    palette = row[F_PALETTES + p]
+    if not cfg[C_STRICT]:
+        _mask_rulebook(row, cfg, out, p, phase, hand, palette)
+        return
+    _thresholds(row, cfg[C_N], p, 0, S_THR)
+    thr = row[S_THR : S_THR + 7]
+    if phase == MAIN:
+        _mask_main(row, cfg, out, p, hand, palette, row[F_RULE], thr)
+    else:
+        _mask_later_phase(row, cfg, out, p, phase, hand, palette, row[F_RULE], thr)
 
 
 # -- observation (encoding.observe) ----------------------------------------------------------

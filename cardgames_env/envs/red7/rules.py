@@ -50,7 +50,15 @@ import numpy as np
 
 from cardgames_env.core import checks
 from cardgames_env.core.cards import cards_of
-from cardgames_env.core.game import CHANCE, TERMINAL, GameInfo, IllegalMoveError, plain_fields
+from cardgames_env.core.game import (
+    CHANCE,
+    TERMINAL,
+    GameInfo,
+    IllegalMoveError,
+    plain_fields,
+    win_loss_info,
+    win_loss_returns,
+)
 
 from .cards import (
     CARD_COLOUR,
@@ -507,7 +515,7 @@ def returns(state: State) -> tuple[float, ...]:
         if state.status != GAME_OVER:
             return (0.0,) * n
         if state.game_winner >= 0:
-            return tuple(1.0 if s == state.game_winner else -1.0 for s in range(n))
+            return win_loss_returns(state.game_winner, n)
         best = max(state.scores)
         return tuple(0.0 if state.scores[s] == best else -1.0 for s in range(n))
     return _round_returns(n, state.active, state.game_winner if state.status == GAME_OVER else -2)
@@ -521,7 +529,7 @@ def _round_returns(n: int, active: int, game_winner: int) -> tuple[float, ...]:
     (seats in, outcome) makes that comparison an identity check in the common case.
     """
     if game_winner != -2:
-        return tuple(1.0 if s == game_winner else -1.0 for s in range(n))
+        return win_loss_returns(game_winner, n)
     return tuple(0.0 if active >> s & 1 else -1.0 for s in range(n))
 
 
@@ -1033,17 +1041,11 @@ def game_info(config: Config) -> GameInfo:
     """Declared contract of Red7 under ``config``."""
     n = config.num_players
     bounded = not (config.advanced or config.action_rule)
-    return GameInfo(
-        name="red7",
-        num_players=n,
+    return win_loss_info(
+        "red7", n, "+1 to the winner, -1 to each other player when it is out or at the end",
         # Without draws each turn spends a hand card or eliminates its player.
         max_game_length=(HAND_SIZE + 1) * n - 1 if bounded else None,
-        min_reward=-1.0,
-        max_reward=1.0,
-        min_return=-1.0,
-        max_return=1.0,
         zero_sum=n == 2,
-        reward_model="+1 to the winner, -1 to each other player when it is out or at the end",
     )
 
 

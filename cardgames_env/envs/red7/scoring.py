@@ -8,6 +8,10 @@ The stable API works on card names (docs/rules/red7.md, "The seven rules")::
 Under the hood palettes are card bitmasks (:mod:`.cards`); a palette's *strength* under a
 rule is ``|Q| * 64 + highest card of Q`` (0 when ``Q`` is empty), so comparing strengths
 compares ``(|Q|, highest card)`` exactly as the rulebook's tie-break does.
+
+:func:`qualifying`, :func:`strength`, :func:`all_strengths` and :func:`points_of` are compiled
+(Numba): the rules engine calls them with ints and the batched engine (:mod:`.kernel`) from its
+kernels, so each rule is stated once.
 """
 
 from __future__ import annotations
@@ -15,8 +19,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
+import numpy as np
+from numba import njit
+
+from cardgames_env.core.bits import bit_count, bit_length, lowest_bit
+
 from .cards import (
-    CARD_NUMBER,
     COLOUR_MASKS,
     EVEN_MASK,
     FULL_DECK,
@@ -56,11 +64,26 @@ RUN_TABLE: tuple[tuple[int, int], ...] = tuple(_best_run(p) for p in range(128))
 """``RUN_TABLE[numbers present]`` = (length, top number index) of the best run (Indigo)."""
 
 
-def _numbers_present(palette: int) -> int:
+_NUMBER_ARRAY = np.array(NUMBER_MASKS, dtype=np.int64)
+_COLOUR_ARRAY = np.array(COLOUR_MASKS, dtype=np.int64)
+_RUN_LEN = np.array([length for length, _ in RUN_TABLE], dtype=np.int64)
+_RUN_TOP = np.array([top for _, top in RUN_TABLE], dtype=np.int64)
+
+# The functions below are compiled (Numba) so that the rules engine and the batched engine
+# (:mod:`.kernel`) share one statement of each rule; Python calls them with ints.
+
+
+@njit(cache=True)
+def _run_numbers(palette: int) -> int:
     """7-bit set of the number indices (0 = the 1s) present in a palette."""
-    return sum(1 << n for n in range(7) if palette & NUMBER_MASKS[n])
+    present = 0
+    for n in range(7):
+        if palette >> (7 * n) & 0x7F:
+            present |= 1 << n
+    return present
 
 
+@njit(cache=True)
 def qualifying(rule: int, palette: int) -> int:
     """Return the qualifying set ``Q`` of a palette under a rule, as a bitmask (docs/rules/red7.md,
     "The seven rules").
@@ -68,118 +91,132 @@ def qualifying(rule: int, palette: int) -> int:
     Args:
         rule: colour index of the rule (0 = Red .. 6 = Violet).
         palette: bitmask of the palette's cards.
+
+    Raises:
+        ValueError: if ``rule`` is not a colour index 0..6 (and the palette is not empty).
     """
-    if not palette:
+    if palette == 0:
         return 0
-    if rule == RED:
-        return 1 << _top(palette)
-    if rule == GREEN:
+    if rule == RED:  # the highest card
+        return 1 << (bit_length(palette) - 1)
+    if rule == GREEN:  # the even cards
         return palette & EVEN_MASK
-    if rule == VIOLET:
+    if rule == VIOLET:  # the cards below 4
         return palette & LOW_MASK
-    if rule == BLUE:
-        q = 0
-        for colour_mask in COLOUR_MASKS:
-            group = palette & colour_mask
+    q = 0
+    if rule == BLUE:  # one card of each colour, its highest
+        for colour in range(7):
+            group = palette & _COLOUR_ARRAY[colour]
             if group:
-                q |= 1 << _top(group)
+                q |= 1 << (bit_length(group) - 1)
         return q
-    if rule in (ORANGE, YELLOW):
-        groups = NUMBER_MASKS if rule == ORANGE else COLOUR_MASKS
-        # A1: the group with the largest (size, highest card).
-        return max(
-            (palette & g for g in groups if palette & g),
-            key=lambda m: (m.bit_count(), _top(m)),
-        )
-    if rule == INDIGO:
-        length, top_number = RUN_TABLE[_numbers_present(palette)]
-        q = 0
-        for n in range(top_number - length + 1, top_number + 1):
-            q |= 1 << _top(palette & NUMBER_MASKS[n])  # A2: one card per number, its best
+    if rule == ORANGE or rule == YELLOW:  # A1: the group with the largest (size, highest card)
+        best = -1
+        for g in range(7):
+            group = palette & (_NUMBER_ARRAY[g] if rule == ORANGE else _COLOUR_ARRAY[g])
+            if group:
+                value = bit_count(group) * 64 + bit_length(group) - 1
+                if value > best:
+                    best = value
+                    q = group
         return q
-    raise ValueError(f"rule must be a colour index 0..6, got {rule!r}")
+    if rule != INDIGO:
+        raise ValueError("rule must be a colour index 0..6")
+    present = _run_numbers(palette)  # Indigo: the longest run (A2: one card per number, its best)
+    top = _RUN_TOP[present]
+    for n in range(top - _RUN_LEN[present] + 1, top + 1):
+        q |= 1 << (bit_length(palette & _NUMBER_ARRAY[n]) - 1)
+    return q
 
 
+@njit(cache=True)
 def strength(rule: int, palette: int) -> int:
-    """Return ``|Q| * 64 + highest card of Q`` (0 when ``Q`` is empty); higher is better."""
-    if not palette:
+    """Return ``|Q| * 64 + highest card of Q`` (0 when ``Q`` is empty); higher is better.
+
+    Computed from the palette's groups without building ``Q`` (:func:`qualifying` states ``Q``;
+    a test holds the two together).
+
+    Raises:
+        ValueError: if ``rule`` is not a colour index 0..6 (and the palette is not empty).
+    """
+    if palette == 0:
         return 0
     if rule == RED:
-        return 63 + palette.bit_length()
+        return 63 + bit_length(palette)
     if rule == GREEN or rule == VIOLET:
         q = palette & (EVEN_MASK if rule == GREEN else LOW_MASK)
-        return q.bit_count() * 64 + q.bit_length() - 1 if q else 0
+        return bit_count(q) * 64 + bit_length(q) - 1 if q else 0
     if rule == BLUE:
         m = palette | palette >> 7
         m |= m >> 14
         m |= m >> 28
-        return (m & 0x7F).bit_count() * 64 + palette.bit_length() - 1
+        return bit_count(m & 0x7F) * 64 + bit_length(palette) - 1
+    best = 0
     if rule == ORANGE:
-        best = 0
         for n in range(7):
             group = palette >> (7 * n) & 0x7F
             if group:
-                value = group.bit_count() * 64 + 7 * n + group.bit_length() - 1
+                value = bit_count(group) * 64 + 7 * n + bit_length(group) - 1
                 if value > best:
                     best = value
         return best
     if rule == YELLOW:
-        best = 0
         for s in range(7):
             group = palette >> s & _COLOUR_LOW
             if group:
-                value = group.bit_count() * 64 + group.bit_length() - 1 + s
+                value = bit_count(group) * 64 + bit_length(group) - 1 + s
                 if value > best:
                     best = value
         return best
-    if rule == INDIGO:
-        present = 0
-        for n in range(7):
-            if palette >> (7 * n) & 0x7F:
-                present |= 1 << n
-        length, top_number = RUN_TABLE[present]
-        return length * 64 + _top(palette & NUMBER_MASKS[top_number])
-    raise ValueError(f"rule must be a colour index 0..6, got {rule!r}")
+    if rule != INDIGO:
+        raise ValueError("rule must be a colour index 0..6")
+    present = _run_numbers(palette)
+    return _RUN_LEN[present] * 64 + bit_length(palette & _NUMBER_ARRAY[_RUN_TOP[present]]) - 1
+
+
+@njit(cache=True)
+def all_strengths(palette: int, out: np.ndarray, at: int) -> None:
+    """Write the palette's :func:`strength` under each rule into ``out[at:at + 7]``, in one
+    pass over its number and colour groups."""
+    if palette == 0:
+        for r in range(7):
+            out[at + r] = 0
+        return
+    top = bit_length(palette) - 1
+    orange = 0
+    yellow = 0
+    present = 0
+    colours = 0
+    for k in range(7):
+        group = palette >> (7 * k) & 0x7F  # the cards of number k + 1
+        if group:
+            present |= 1 << k
+            value = bit_count(group) * 64 + 7 * k + bit_length(group) - 1
+            if value > orange:
+                orange = value
+        group = palette >> k & _COLOUR_LOW  # the cards of colour 6 - k
+        if group:
+            colours += 1
+            value = bit_count(group) * 64 + bit_length(group) - 1 + k
+            if value > yellow:
+                yellow = value
+    even = palette & EVEN_MASK
+    low = palette & LOW_MASK
+    out[at + RED] = 64 + top
+    out[at + ORANGE] = orange
+    out[at + YELLOW] = yellow
+    out[at + GREEN] = bit_count(even) * 64 + bit_length(even) - 1 if even else 0
+    out[at + BLUE] = colours * 64 + top
+    out[at + INDIGO] = _RUN_LEN[present] * 64 + bit_length(palette & _NUMBER_ARRAY[_RUN_TOP[present]]) - 1
+    out[at + VIOLET] = bit_count(low) * 64 + bit_length(low) - 1 if low else 0
 
 
 @lru_cache(maxsize=1 << 16)
 def strengths(palette: int) -> tuple[int, ...]:
-    """Return the palette's strength under each of the seven rules (cached: palettes repeat).
-
-    Same values as :func:`strength` for each rule, computed in one pass over the cards.
-    """
-    if not palette:
-        return (0, 0, 0, 0, 0, 0, 0)
-    top = palette.bit_length() - 1
-    numbers = [0] * 7  # cards of each number seen so far
-    colours = [0] * 7  # cards of each in-group position (colour 6 - position) seen so far
-    orange = yellow = present = 0
-    rest = palette
-    while rest:  # lowest card first: a group's last value is its |group| * 64 + its top card
-        low = rest & -rest
-        card = low.bit_length() - 1
-        rest ^= low
-        number, position = divmod(card, 7)
-        numbers[number] += 1
-        colours[position] += 1
-        present |= 1 << number
-        value = numbers[number] * 64 + card
-        if value > orange:
-            orange = value
-        value = colours[position] * 64 + card
-        if value > yellow:
-            yellow = value
-    even, low_cards = palette & EVEN_MASK, palette & LOW_MASK
-    length, top_number = RUN_TABLE[present]
-    return (
-        64 + top,
-        orange,
-        yellow,
-        even.bit_count() * 64 + even.bit_length() - 1 if even else 0,
-        (7 - colours.count(0)) * 64 + top,
-        length * 64 + (palette & NUMBER_MASKS[top_number]).bit_length() - 1,
-        low_cards.bit_count() * 64 + low_cards.bit_length() - 1 if low_cards else 0,
-    )
+    """Return the palette's strength under each of the seven rules (cached: palettes repeat)."""
+    out = np.zeros(7, dtype=np.int64)
+    all_strengths(palette, out, 0)
+    return tuple(out.tolist())
 
 
 _ABOVE: tuple[int, ...] = tuple(FULL_DECK >> (x + 1) << (x + 1) for x in range(49))
@@ -199,72 +236,12 @@ def winning_additions(palette: int, thresholds: Sequence[int], rules: int = 0x7F
     whose bit is not set in ``rules`` are skipped (their set is returned as 0).
     """
     base = strengths(palette)
-    result = [0, 0, 0, 0, 0, 0, 0]
-    top = palette.bit_length() - 1
-    for rule in range(7):
-        if not rules >> rule & 1:
-            continue
-        t = thresholds[rule]
-        if base[rule] > t:
-            result[rule] = FULL_DECK
-            continue
-        if rule == RED:  # 64 + max(top, c) > t, and top <= t - 64 here
-            result[rule] = _above(t - 64)
-        elif rule == GREEN or rule == VIOLET:
-            subset = EVEN_MASK if rule == GREEN else LOW_MASK
-            q = palette & subset
-            x = t - (q.bit_count() + 1) * 64  # need max(top of Q, c) > x
-            result[rule] = subset if q.bit_length() - 1 > x else subset & _above(x)
-        elif rule == BLUE:
-            m = palette | palette >> 7
-            m |= m >> 14
-            m |= m >> 28
-            m &= 0x7F
-            old = _COLOUR_SPREAD[m]
-            count = m.bit_count()
-            x_old, x_new = t - count * 64, t - (count + 1) * 64
-            result[rule] = (old if top > x_old else old & _above(x_old)) | (
-                FULL_DECK & ~old if top > x_new else ~old & _above(x_new)
-            )
-        elif rule == ORANGE:
-            wins = 0
-            for n in range(7):
-                low = 7 * n
-                g = palette >> low & 0x7F
-                x = t - (g.bit_count() + 1) * 64
-                if x < low or g.bit_length() + low - 1 > x:
-                    wins |= 0x7F << low
-                elif x < low + 6:
-                    wins |= 0x7F << low & _ABOVE[x]
-            result[rule] = wins
-        elif rule == YELLOW:
-            wins = 0
-            for shift in range(7):
-                g = palette >> shift & _COLOUR_LOW
-                x = t - (g.bit_count() + 1) * 64
-                if x < shift or (g and g.bit_length() + shift - 1 > x):
-                    wins |= _COLOUR_LOW << shift
-                elif x < 42 + shift:
-                    wins |= _COLOUR_LOW << shift & _ABOVE[x]
-            result[rule] = wins
-        else:  # INDIGO
-            present = 0
-            for n in range(7):
-                if palette >> (7 * n) & 0x7F:
-                    present |= 1 << n
-            wins = 0
-            for n in range(7):
-                length, top_number = RUN_TABLE[present | 1 << n]
-                if top_number == n:
-                    x = t - length * 64
-                    if (palette & NUMBER_MASKS[n]).bit_length() - 1 > x:
-                        wins |= NUMBER_MASKS[n]
-                    else:
-                        wins |= NUMBER_MASKS[n] & _above(x)
-                elif length * 64 + _top(palette & NUMBER_MASKS[top_number]) > t:
-                    wins |= NUMBER_MASKS[n]
-            result[rule] = wins
-    return tuple(result)
+    return tuple(
+        0 if not rules >> rule & 1
+        else FULL_DECK if base[rule] > thresholds[rule]
+        else WINNING_CARDS_BELOW[rule](palette, thresholds[rule], FULL_DECK)
+        for rule in range(7)
+    )
 
 
 def winning_cards(rule: int, palette: int, threshold: int, cards: int) -> int:
@@ -408,11 +385,15 @@ def winning_player(rule: str, palettes: Sequence[Sequence[str]]) -> int | None:
 def scored_points(rule: str, palette: Sequence[str]) -> int:
     """Return the advanced-game score of a palette: the sum of the numbers of its ``Q`` ("The
     advanced game")."""
-    q = qualifying(parse_colour(rule), _mask_of_names(palette))
-    return sum(CARD_NUMBER[c] for c in range(49) if q >> c & 1)
+    return int(points_of(parse_colour(rule), _mask_of_names(palette)))
 
 
+@njit(cache=True)
 def points_of(rule: int, palette: int) -> int:
-    """Bitmask version of :func:`scored_points`."""
+    """Bitmask version of :func:`scored_points`: the sum of the numbers of ``Q``."""
     q = qualifying(rule, palette)
-    return sum(CARD_NUMBER[c] for c in range(49) if q >> c & 1)
+    total = 0
+    while q:
+        total += lowest_bit(q) // 7 + 1  # the card's number (cards.CARD_NUMBER)
+        q &= q - 1
+    return total
