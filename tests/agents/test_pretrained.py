@@ -127,11 +127,20 @@ def test_numpy_policy_plays_exactly_as_the_model(which, request, tmp_path):
     npz, _ = export_policy(run, tmp_path / "p32", command=COMMAND)
     policy = NumpyPolicy.from_npz(npz.read_bytes())
     obs, masks = _random_inputs(np.random.default_rng(0), policy.observation_size, policy.num_actions, 400)
-    np.testing.assert_allclose(policy.logits(obs), _torch_logits(model, obs), rtol=1e-5, atol=1e-5)
+    torch_logits = _torch_logits(model, obs)
+    np.testing.assert_allclose(policy.logits(obs), torch_logits, rtol=1e-5, atol=1e-5)
+    # The two maths libraries agree to that tolerance, not to the bit: where the best two legal
+    # logits are closer than twice it, either may be chosen on some CPU; every other row is exact.
+    legal = np.where(masks.astype(bool), torch_logits, -np.inf)
+    best = legal.max(axis=1)
+    slack = 2 * (1e-5 + 1e-5 * np.abs(best))
+    near_best = legal >= (best - slack)[:, None]
     expected = [model.act(o, m) for o, m in zip(obs, masks)]
-    assert [policy.act(o, m) for o, m in zip(obs, masks)] == expected
-    assert policy.act_batch(obs, masks).tolist() == expected
-    assert model.act_batch(obs, masks).tolist() == expected
+    for played in ([policy.act(o, m) for o, m in zip(obs, masks)], policy.act_batch(obs, masks).tolist(),
+                   model.act_batch(obs, masks).tolist()):
+        for row, (got, want) in enumerate(zip(played, expected)):
+            assert got == want if near_best[row].sum() == 1 else near_best[row, got], (row, got, want)
+    assert (near_best.sum(axis=1) == 1).mean() > 0.9  # nearly every row is compared exactly
 
 
 def test_float16_export_agrees_where_the_top_two_logits_are_apart(red7_sharp, tmp_path):
