@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .agents.base import AGENT_KINDS
+from .core.extras import missing_extra
 from .registry import env_names, load
 
 
@@ -374,7 +375,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from .web.guard import split_host
     except ImportError as error:
         raise UsageError(
-            f"the web app needs the 'web' extra (pip install cardgames-env[web]): {error}"
+            f"{missing_extra('the web app', 'web')} ({error})"
         ) from None
     for host in args.allow_host:
         try:
@@ -466,7 +467,7 @@ def cmd_train_rllib(args: argparse.Namespace, options: dict[str, Any]) -> int:
         from .integrations.rllib import train as train_rllib
     except ImportError as error:
         raise UsageError(
-            f"--backend rllib needs the 'rllib' extra (pip install cardgames-env[rllib]): {error}"
+            f"{missing_extra('--backend rllib', 'rllib')} ({error})"
         ) from None
     setup = args.rllib_setup or "selfplay"
     out = args.out or f"runs/{args.env.removeprefix('cardgames/')}-rllib-{setup}-s{args.seed}"
@@ -508,7 +509,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         from .training.train import train
     except ImportError as error:
         raise UsageError(
-            f"training needs the 'train' extra (pip install cardgames-env[train]): {error}"
+            f"{missing_extra('training', 'train')} ({error})"
         ) from None
     try:
         train(
@@ -523,7 +524,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     except ImportError as error:
         raise UsageError(
-            f"training needs the 'train' extra (pip install cardgames-env[train]): {error}"
+            f"{missing_extra('training', 'train')} ({error})"
         ) from None
     return 0
 

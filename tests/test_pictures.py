@@ -14,6 +14,7 @@ from pettingzoo.test import render_test
 from PIL import Image, ImageSequence
 
 from cardgames_env import cli, vector
+from cardgames_env.core.extras import install_command
 from cardgames_env.core.picture import WIDTH, draw_position, frame_height
 from cardgames_env.registry import ALL_ENVS, load, spec
 
@@ -248,7 +249,7 @@ def test_missing_pillow_is_one_clear_error_naming_the_extra():
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ImportError:")
-    assert "cardgames-env[pictures]" in done.stdout
+    assert install_command("pictures") in done.stdout
 
 
 def test_missing_pillow_in_the_cli_exits_2_with_one_line(tmp_path):
@@ -261,4 +262,4 @@ def test_missing_pillow_in_the_cli_exits_2_with_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "cardgames-env[pictures]" in lines[0]
+    assert len(lines) == 1 and install_command("pictures") in lines[0]
