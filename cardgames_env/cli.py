@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .agents.base import AGENT_KINDS
-from .core.extras import missing_extra
+from .core.extras import has_module, missing_extra
 from .registry import env_names, load
 
 
@@ -556,10 +556,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def require_matplotlib(what: str) -> None:
+    """Refuse, in one line naming the extra, a command whose chart needs matplotlib when it is
+    missing (before any game is played or file written)."""
+    if not has_module("matplotlib"):
+        raise UsageError(missing_extra(f"{what} (matplotlib)", "train"))
+
+
 def cmd_league(args: argparse.Namespace) -> int:
     """Play a round-robin league and print (and save) its Elo table."""
     if args.out is not None:  # first: a destination that cannot be written would waste the games
         writable(args.out, "--out", folder=True)
+        require_matplotlib("the Elo chart of league --out")
     from .core.progress import Progress
     from .training.evaluate import league
 
@@ -616,6 +624,7 @@ def cmd_curve(args: argparse.Namespace) -> int:
     """Draw (again) the learning curve of a training run folder."""
     if args.out is not None:
         writable(args.out, "--out")
+    require_matplotlib("curve")
     from .training.plots import plot_learning_curve
 
     try:
