@@ -31,15 +31,19 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import gymnasium
-import numpy as np
-import torch
-from torch import nn
-from torch.distributions.categorical import Categorical
+from cardgames_env.core.extras import exit_unless_installed
 
-import cardgames_env  # noqa: F401  (registers "cardgames/<env>" with gymnasium)
-from cardgames_env.registry import load
-from cardgames_env.training.export import write_policy
+exit_unless_installed("examples/cleanrl_ppo_masked.py", "train", ["torch"])
+
+import gymnasium  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+from torch.distributions.categorical import Categorical  # noqa: E402
+
+import cardgames_env  # noqa: E402, F401  (registers "cardgames/<env>" with gymnasium)
+from cardgames_env.registry import load  # noqa: E402
+from cardgames_env.training.export import write_policy  # noqa: E402
 
 
 @dataclass

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -52,3 +53,18 @@ def has_module(name: str) -> bool:
         return importlib.util.find_spec(name) is not None
     except (ImportError, ValueError):
         return False
+
+
+def exit_unless_installed(what: str, extra: str, modules: Sequence[str]) -> None:
+    """For a script: when any of ``modules`` is missing, print one line (what needs which extra,
+    the command that installs it, the missing modules) on stderr and exit with status 2.
+
+    Args:
+        what: What needs the extra (``"examples/cleanrl_ppo_masked.py"``).
+        extra: The extra that installs the modules.
+        modules: The modules to look for, without importing them.
+    """
+    missing = [name for name in modules if not has_module(name)]
+    if missing:
+        print(f"{missing_extra(what, extra)} ({', '.join(missing)} not installed)", file=sys.stderr)
+        raise SystemExit(2)
