@@ -3,6 +3,7 @@ the default test set, then the slow set the README describes."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -70,3 +71,42 @@ def test_readme_slow_command_runs_only_the_slow_tests():
     names = {test.split("[")[0] for test in slow}
     assert names == {"test_matches_the_aec_env_move_by_move_long"}, slow
     assert default and not default & slow
+
+
+BROWSER_SKIPPED = '''
+import pytest
+pytestmark = pytest.mark.browser
+def test_drives_a_browser():
+    pytest.skip("no system Chromium")
+'''
+BROWSER_MODULE_SKIPPED = '''
+import pytest
+pytestmark = pytest.mark.browser
+pytest.importorskip("no_such_browser_driver")
+def test_drives_a_browser():
+    pass
+'''
+
+
+def test_ci_fails_when_the_browser_layer_did_not_run(tmp_path):
+    """``.ci/run`` requires the browser tests (``CARDGAMES_REQUIRE_BROWSER=1``, and a Chromium it
+    could not install stops it); with the variable set, a skipped browser test or a skipped module
+    of them fails the run, and without it they skip."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "export CARDGAMES_REQUIRE_BROWSER=1" in commands()
+    assert position("export CARDGAMES_REQUIRE_BROWSER=1") < position(r"-m pytest$")
+    assert "the browser test will be skipped" not in ci
+    (tmp_path / "test_item.py").write_text(BROWSER_SKIPPED)
+    (tmp_path / "test_module.py").write_text(BROWSER_MODULE_SKIPPED)
+    # Exit statuses: 1 a failed test, 2 a collection error, 0 a skipped test, 5 nothing collected.
+    for test, failed, skipped in (("test_item.py", 1, 0), ("test_module.py", 2, 5)):
+        for required, code in (("1", failed), ("", skipped)):
+            env = {**os.environ, "CARDGAMES_REQUIRE_BROWSER": required}
+            done = subprocess.run(
+                [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-p", "no:cacheprovider",
+                 "--rootdir", str(tmp_path), str(tmp_path / test)],
+                cwd=ROOT, capture_output=True, text=True, timeout=300, check=False, env=env,
+            )
+            assert done.returncode == code, (test, required, done.stdout[-3000:])
+            if required:
+                assert "CARDGAMES_REQUIRE_BROWSER=1" in done.stdout, done.stdout[-3000:]
