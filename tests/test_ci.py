@@ -38,6 +38,30 @@ def test_ci_runs_ruff_and_mypy_before_the_tests():
     assert "set -euo pipefail" in commands(), "a failing check must stop the script"
 
 
+def _extras(text: str) -> list[list[str]]:
+    """The extras of every ``pip install -e ".[...]"`` in ``text``, in order."""
+    return [found.split(",") for found in re.findall(r'pip install [^\n]*?-e "\.\[([^\]]*)\]"', text)]
+
+
+def test_readme_set_up_ci_and_pyproject_name_the_same_extras():
+    """The README's set-up installs what the tests and the contributor checks need; CI installs the
+    same first, then the extras it adds; the README's CI paragraph names them all; every one is
+    an extra of pyproject.toml."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    declared = set(re.findall(r"^(\w+) = \[", pyproject.split("[project.optional-dependencies]")[1]
+                              .split("\n[")[0], re.M))
+    set_up = _extras(readme.split("## Set-up")[1].split("```")[1])
+    assert len(set_up) == 1 and {"test", "train", "dev", "web", "pictures"} == set(set_up[0]), set_up
+    ci = _extras("\n".join(commands()))
+    assert ci[0] == set_up[0], (ci[0], set_up[0])
+    installed = {extra for extras in ci for extra in extras}
+    assert installed <= declared, installed - declared
+    paragraph = next(p for p in readme.split("\n\n") if p.startswith("CI (`.ci/run`)"))
+    assert all(f"`{extra}`" in paragraph for extra in installed), (installed, paragraph)
+    assert "bench" not in set_up[0]  # no test uses the benchmarks' libraries
+
+
 def test_dev_extra_holds_ruff_and_mypy():
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     dev = re.search(r"^dev = \[(.*)\]$", pyproject, re.M)
@@ -47,7 +71,7 @@ def test_dev_extra_holds_ruff_and_mypy():
 def test_ci_runs_the_slow_set_after_the_default_set_with_durations():
     slow = position(r"-m pytest -m slow --durations=\d+$")
     assert position(r"-m pytest$") < slow
-    assert position(r"pip install .*torchrl==") < slow  # the slow TorchRL check runs in CI
+    assert position(r"pip install .*-e \"\.\[torchrl\]\"") < slow  # the slow TorchRL check runs in CI
 
 
 def _collected(*args: str) -> set[str]:
