@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from collections.abc import Iterator
@@ -33,16 +34,6 @@ def _browser_required() -> bool:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
-    """Turn the skip of a ``browser`` test into a failure when the browser layer is required."""
-    outcome = yield
-    report = outcome.get_result()
-    if report.skipped and _browser_required() and item.get_closest_marker("browser") is not None:
-        report.outcome = "failed"
-        report.longrepr = f"{REQUIRE_BROWSER}=1 and the browser test was skipped: {report.longrepr}"
-
-
-@pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
     """Turn the skip of a whole module that uses the ``browser`` marker (a missing import) into a
     collection error when the browser layer is required."""
@@ -53,3 +44,40 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
             and "mark.browser" in Path(path).read_text(encoding="utf-8")):
         report.outcome = "failed"
         report.longrepr = f"{REQUIRE_BROWSER}=1 and the browser tests' module was skipped: {report.longrepr}"
+
+
+EXTRA_OF_MODULE = {
+    "torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "matplotlib": "train",
+    "tensorboard": "train", "threadpoolctl": "train", "PIL": "pictures", "starlette": "web",
+    "uvicorn": "web", "httpx": "web", "ray": "rllib", "torchrl": "torchrl", "tensordict": "torchrl",
+}
+"""The top-level modules of the optional extras (pyproject.toml) that tests import."""
+NOT_INSTALLED = frozenset(name for name in EXTRA_OF_MODULE if importlib.util.find_spec(name) is None)
+"""Those missing from this environment (looked up once, before any test blocks an import)."""
+
+
+def _missing_extra(error: BaseException) -> str | None:
+    """The extra whose missing module raised ``error`` (not installed here), or None."""
+    name = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
+    top = (name or "").partition(".")[0]
+    if top in NOT_INSTALLED:
+        return f"needs the '{EXTRA_OF_MODULE[top]}' extra ({top} is not installed)"
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    """A test that imports a module of an optional extra which is not installed is skipped with
+    that reason (with only the ``test`` extra, the default run skips what needs another extra);
+    where the module is installed, its import errors fail as any error does. Then, when the
+    browser layer is required, the skip of a ``browser`` test is a failure."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.excinfo is not None:
+        reason = _missing_extra(call.excinfo.value)
+        if reason is not None:
+            report.outcome = "skipped"
+            report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {reason}")
+    if report.skipped and _browser_required() and item.get_closest_marker("browser") is not None:
+        report.outcome = "failed"
+        report.longrepr = f"{REQUIRE_BROWSER}=1 and the browser test was skipped: {report.longrepr}"

@@ -11,12 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pettingzoo.test import render_test
-from PIL import Image, ImageSequence
 
-from cardgames_env import cli, vector
-from cardgames_env.core.extras import install_command
-from cardgames_env.core.picture import WIDTH, draw_position, frame_height
-from cardgames_env.registry import ALL_ENVS, load, spec
+pytest.importorskip("PIL", reason="Pillow is not installed (the 'pictures' extra)")
+
+from PIL import Image, ImageSequence  # noqa: E402
+
+from cardgames_env import cli, vector  # noqa: E402
+from cardgames_env.core.extras import install_command  # noqa: E402
+from cardgames_env.core.picture import WIDTH, draw_position, frame_height  # noqa: E402
+from cardgames_env.registry import ALL_ENVS, load, spec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,11 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardgames_env import vector
-from cardgames_env.agents.batch import AgentBatch, RandomBatch, batch_policy, random_legal
-from cardgames_env.agents.pool import OpponentPool
-from cardgames_env.registry import load
-from cardgames_env.training.vector_env import VectorTrainingEnv
+pytest.importorskip("stable_baselines3", reason="stable-baselines3 is not installed (the 'train' extra)")
+
+from cardgames_env import vector  # noqa: E402
+from cardgames_env.agents.batch import AgentBatch, RandomBatch, batch_policy, random_legal  # noqa: E402
+from cardgames_env.agents.pool import OpponentPool  # noqa: E402
+from cardgames_env.registry import load  # noqa: E402
+from cardgames_env.training.vector_env import VectorTrainingEnv  # noqa: E402
 
 ENGINES = vector.available()
 SHORT = {"haggis_v0": {"target_score": 50}}
