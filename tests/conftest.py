@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,12 +57,23 @@ NOT_INSTALLED = frozenset(name for name in EXTRA_OF_MODULE if importlib.util.fin
 """Those missing from this environment (looked up once, before any test blocks an import)."""
 
 
-def _missing_extra(error: BaseException) -> str | None:
-    """The extra whose missing module raised ``error`` (not installed here), or None."""
+INCOMPLETE_EXTRAS = frozenset(EXTRA_OF_MODULE[name] for name in NOT_INSTALLED)
+"""The extras with a module missing here."""
+REFUSAL = re.compile(r"needs the '(\w+)' extra")
+"""How the package refuses work for a missing extra (:func:`cardgames_env.core.extras.missing_extra`)."""
+
+
+def _missing_extra(error: BaseException, report: pytest.TestReport) -> str | None:
+    """Why a failed test could not run here: ``error`` is the import of a module of an extra that
+    is not installed, or the package refused the work naming such an extra (in the failure or
+    the captured output); None for any other failure."""
     name = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
     top = (name or "").partition(".")[0]
     if top in NOT_INSTALLED:
         return f"needs the '{EXTRA_OF_MODULE[top]}' extra ({top} is not installed)"
+    for extra in REFUSAL.findall("\n".join((report.longreprtext, report.capstdout, report.capstderr))):
+        if extra in INCOMPLETE_EXTRAS:
+            return f"needs the '{extra}' extra (not installed here), which the package asked for"
     return None
 
 
@@ -74,7 +86,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     outcome = yield
     report = outcome.get_result()
     if report.failed and call.excinfo is not None:
-        reason = _missing_extra(call.excinfo.value)
+        reason = _missing_extra(call.excinfo.value, report)
         if reason is not None:
             report.outcome = "skipped"
             report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {reason}")
