@@ -85,7 +85,7 @@ def _feed_value(digest: Any, value: Any, names: set[str], seen: set[int], depth:
             _feed_value(digest, item, names, seen, depth)
     elif isinstance(value, Dispatcher):
         _feed_function(digest, value.py_func, seen)
-    elif isinstance(value, types.ModuleType) and depth == 0:
+    elif isinstance(value, (types.ModuleType, type)) and depth == 0:  # module.NAME, Class.MEMBER
         for name in sorted(names):
             if name in vars(value):
                 digest.update(name.encode())
