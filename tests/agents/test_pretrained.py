@@ -168,7 +168,11 @@ def test_pretrained_agent_plays_the_env_observation_at_equal_options(red7_run, s
     env.reset(seed=5)
     for _ in range(3):
         obs, mask = env.observe(env.agent_selection)["observation"], env.action_mask()
-        assert agent.act(obs, mask) == model.act(obs, mask)
+        # Exact unless the best two legal logits tie within the two maths libraries' agreement.
+        legal = np.where(mask.astype(bool), _torch_logits(model, obs[None])[0], -np.inf)
+        near_best = np.flatnonzero(legal >= legal.max() - 2 * (1e-5 + 1e-5 * abs(legal.max())))
+        chosen = agent.act(obs, mask)
+        assert chosen == model.act(obs, mask) if len(near_best) == 1 else chosen in near_best
         env.step(model.act(obs, mask))
 
 
