@@ -14,8 +14,12 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from . import registry
-from .registry import ALL_ENVS, register, register_gymnasium
+from .core.kernel_cache import install_with_numba
+
+install_with_numba()  # before any compiled kernel is decorated: see core/kernel_cache.py
+
+from . import registry  # noqa: E402
+from .registry import ALL_ENVS, register, register_gymnasium  # noqa: E402
 
 __version__ = "0.1.0"
 ENV_NAMES = ALL_ENVS

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .agents.base import AGENT_KINDS
+from .core.extras import has_module, missing_extra
 from .registry import env_names, load
 from .registry import spec as registry_spec
 from .training.config import ALGOS, ENGINES, OPPONENT_MODES, OVERRIDES, VEC_ENVS, Overrides, default_of
@@ -407,7 +408,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from .web.guard import split_host
     except ImportError as error:
         raise UsageError(
-            f"the web app needs the 'web' extra (pip install cardgames-env[web]): {error}"
+            f"{missing_extra('the web app', 'web')} ({error})"
         ) from None
     for host in args.allow_host:
         try:
@@ -517,7 +518,7 @@ def cmd_train_rllib(args: argparse.Namespace, options: dict[str, Any]) -> int:
         from .integrations.rllib import train as train_rllib
     except ImportError as error:
         raise UsageError(
-            f"--backend rllib needs the 'rllib' extra (pip install cardgames-env[rllib]): {error}"
+            f"{missing_extra('--backend rllib', 'rllib')} ({error})"
         ) from None
     setup = args.rllib_setup or "selfplay"
     out = args.out or f"runs/{registry_spec(args.env).env_name}-rllib-{setup}-s{args.seed}"
@@ -559,7 +560,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         from .training.train import train
     except ImportError as error:
         raise UsageError(
-            f"training needs the 'train' extra (pip install cardgames-env[train]): {error}"
+            f"{missing_extra('training', 'train')} ({error})"
         ) from None
     from .training.config import resolve_config
 
@@ -571,7 +572,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     except ImportError as error:
         raise UsageError(
-            f"training needs the 'train' extra (pip install cardgames-env[train]): {error}"
+            f"{missing_extra('training', 'train')} ({error})"
         ) from None
     return 0
 
@@ -631,10 +632,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def require_matplotlib(what: str) -> None:
+    """Refuse, in one line naming the extra, a command whose chart needs matplotlib when it is
+    missing (before any game is played or file written)."""
+    if not has_module("matplotlib"):
+        raise UsageError(missing_extra(f"{what} (matplotlib)", "train"))
+
+
 def cmd_league(args: argparse.Namespace) -> int:
     """Play a round-robin league and print (and save) its Elo table."""
     if args.out is not None:  # first: a destination that cannot be written would waste the games
         writable(args.out, "--out", folder=True)
+        require_matplotlib("the Elo chart of league --out")
     from .display.progress import Progress
     from .training.evaluate import league
 
@@ -692,6 +701,7 @@ def cmd_curve(args: argparse.Namespace) -> int:
     """Draw (again) the learning curve of a training run folder."""
     if args.out is not None:
         writable(args.out, "--out")
+    require_matplotlib("curve")
     from .training.plots import plot_learning_curve
 
     try:

@@ -31,15 +31,20 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import gymnasium
-import numpy as np
-import torch
-from torch import nn
-from torch.distributions.categorical import Categorical
+from cardgames_env.core.extras import exit_unless_installed
 
-import cardgames_env  # noqa: F401  (registers "cardgames/<env>" with gymnasium)
-from cardgames_env.registry import load
-from cardgames_env.training.export import write_policy
+exit_unless_installed("examples/cleanrl_ppo_masked.py", "train", ["torch"])
+
+import gymnasium  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+from torch.distributions.categorical import Categorical  # noqa: E402
+
+import cardgames_env  # noqa: E402, F401  (registers "cardgames/<env>" with gymnasium)
+from cardgames_env.display.progress import Progress  # noqa: E402
+from cardgames_env.registry import load  # noqa: E402
+from cardgames_env.training.export import write_policy  # noqa: E402
 
 
 @dataclass
@@ -191,6 +196,8 @@ def main(argv: list[str] | None = None) -> Path:
     next_obs = torch.as_tensor(next_obs_np["observation"])
     next_mask = torch.as_tensor(next_obs_np["action_mask"]).bool()
     next_done = torch.zeros(args.num_envs)
+    # The package's bar, as `cardgames train` draws it (on a terminal's stderr only).
+    bar = Progress(num_iterations * batch_size, "steps", "train")
     for iteration in range(1, num_iterations + 1):
         if args.anneal_lr:
             optimizer.param_groups[0]["lr"] = (1.0 - (iteration - 1.0) / num_iterations) * args.learning_rate
@@ -208,6 +215,7 @@ def main(argv: list[str] | None = None) -> Path:
             next_mask = torch.as_tensor(observation["action_mask"]).bool()
             if "episode" in infos:
                 returns.extend(infos["episode"]["r"][infos["_episode"]].tolist())
+            bar.advance(args.num_envs)
 
         with torch.no_grad():  # GAE; the autoreset is SAME_STEP: obs after a done is the next game's
             next_value = agent.get_value(next_obs).reshape(1, -1)
@@ -255,12 +263,16 @@ def main(argv: list[str] | None = None) -> Path:
         recent = float(np.mean(returns[-1000:])) if returns else float("nan")
         log.write(f"{global_step},{seconds:.1f},{len(returns)},{recent:.4f}\n")
         log.flush()
+        bar.note(f"mean return {recent:+.3f}")
         if iteration % 10 == 0 or iteration == num_iterations:
-            print(f"step {global_step:,} ({seconds:.0f} s, {global_step / seconds:,.0f} steps/s): "
-                  f"mean return of the last 1000 episodes {recent:+.3f}", flush=True)
+            with bar.paused():
+                print(f"step {global_step:,} ({seconds:.0f} s, {global_step / seconds:,.0f} steps/s): "
+                      f"mean return of the last 1000 episodes {recent:+.3f}", flush=True)
         if args.time_limit and seconds > 60 * args.time_limit:
-            print(f"time limit of {args.time_limit:g} minutes reached", flush=True)
+            with bar.paused():
+                print(f"time limit of {args.time_limit:g} minutes reached", flush=True)
             break
+    bar.close()
     log.close()
     probe = load(args.env_id).raw_env()
     command = "python " + " ".join([Path(sys.argv[0]).name, *(argv if argv is not None else sys.argv[1:])])

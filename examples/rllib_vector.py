@@ -19,6 +19,9 @@ from __future__ import annotations
 import argparse
 import os
 
+from cardgames_env.core.extras import exit_unless_installed
+
+exit_unless_installed("examples/rllib_vector.py", "rllib", ["ray.rllib", "torch"])
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import ray  # noqa: E402

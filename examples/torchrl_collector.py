@@ -7,7 +7,7 @@ policy is a small MLP whose logits go through TorchRL's ``MaskedCategorical`` wi
 ``action_mask``, so it only ever picks legal actions; ``RewardSum`` adds each game's return.
 The collector gathers batches of learner decisions, ready for any TorchRL loss::
 
-    pip install torchrl                  # not a dependency of the package
+    pip install -e ".[torchrl]"          # the torchrl extra (no dependency of the package)
     python examples/torchrl_collector.py --env-id gongzhu_v0 --opponents heuristic --frames 20000
 """
 
@@ -16,15 +16,19 @@ from __future__ import annotations
 import argparse
 import time
 
-import gymnasium
-import torch
-from tensordict.nn import TensorDictModule, TensorDictSequential
-from torchrl.collectors import Collector
-from torchrl.envs import GymWrapper, RewardSum, TransformedEnv
-from torchrl.envs.libs.gym import set_gym_backend
-from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor
+from cardgames_env.core.extras import exit_unless_installed
 
-import cardgames_env  # noqa: F401  (registers "cardgames/<env>" with gymnasium)
+exit_unless_installed("examples/torchrl_collector.py", "torchrl", ["torch", "torchrl", "tensordict"])
+
+import gymnasium  # noqa: E402
+import torch  # noqa: E402
+from tensordict.nn import TensorDictModule, TensorDictSequential  # noqa: E402
+from torchrl.collectors import Collector  # noqa: E402
+from torchrl.envs import GymWrapper, RewardSum, TransformedEnv  # noqa: E402
+from torchrl.envs.libs.gym import set_gym_backend  # noqa: E402
+from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor  # noqa: E402
+
+import cardgames_env  # noqa: E402, F401  (registers "cardgames/<env>" with gymnasium)
 
 
 def make_env(env_id: str, num_envs: int, opponents: str, seed: int) -> TransformedEnv:

@@ -42,6 +42,17 @@ def test_cleanrl_script_trains_and_saves_a_policy_the_cli_plays(tmp_path: Path) 
     assert observed["action_mask"][agent.act(observed["observation"], observed["action_mask"])]
 
 
+def test_cleanrl_script_draws_the_package_progress_bar_on_a_terminal(tmp_path: Path, terminal_stderr) -> None:
+    """A short run shows its steps as ``cardgames train`` does (a bar on the terminal's stderr)."""
+    pytest.importorskip("torch")
+    example("cleanrl_ppo_masked").main([
+        "--env-id", "red7_v0", "--total-timesteps", "128", "--num-envs", "8", "--num-steps", "8",
+        "--num-minibatches", "2", "--update-epochs", "1", "--hidden", "8", "--out", str(tmp_path / "run"),
+    ])
+    err = terminal_stderr.readouterr().err
+    assert "train: 100%" in err and "128/128" in err and "steps/s" in err, err
+
+
 def test_cleanrl_script_refuses_bad_settings(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("torch")
     script = example("cleanrl_ppo_masked")

@@ -11,11 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pettingzoo.test import render_test
-from PIL import Image, ImageSequence
 
-from cardgames_env import cli, vector
-from cardgames_env.display.picture import WIDTH, draw_position, frame_height
-from cardgames_env.registry import ALL_ENVS, load, spec
+pytest.importorskip("PIL", reason="Pillow is not installed (the 'pictures' extra)")
+
+from PIL import Image, ImageSequence  # noqa: E402
+
+from cardgames_env import cli, vector  # noqa: E402
+from cardgames_env.core.extras import install_command  # noqa: E402
+from cardgames_env.display.picture import WIDTH, draw_position, frame_height  # noqa: E402
+from cardgames_env.registry import ALL_ENVS, load, spec  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -248,7 +252,7 @@ def test_missing_pillow_is_one_clear_error_naming_the_extra():
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("ImportError:")
-    assert "cardgames-env[pictures]" in done.stdout
+    assert install_command("pictures") in done.stdout
 
 
 def test_missing_pillow_in_the_cli_exits_2_with_one_line(tmp_path):
@@ -261,4 +265,4 @@ def test_missing_pillow_in_the_cli_exits_2_with_one_line(tmp_path):
     assert done.returncode == 2
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "cardgames-env[pictures]" in lines[0]
+    assert len(lines) == 1 and install_command("pictures") in lines[0]

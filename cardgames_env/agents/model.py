@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from cardgames_env.core.extras import missing_extra
 from cardgames_env.core.masks import legal_actions, legal_rows
 from cardgames_env.core.rng import make_rng
 
@@ -158,7 +159,7 @@ def load_maskable_ppo(zip_path: Path, shown: str | Path, purpose: str = "loading
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as error:  # pragma: no cover - depends on the install
-        raise ValueError(f"{purpose} a model needs the 'train' extra: {error}") from None
+        raise ValueError(f"{missing_extra(f'{purpose} a model', 'train')} ({error})") from None
     try:
         return MaskablePPO.load(str(zip_path), device="cpu")
     except Exception as error:  # a corrupt or foreign zip: report it as bad input

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from cardgames_env.core.extras import missing_extra
+
 from .model import check_sidecar, choose_legal, legal_actions
 
 SIDECAR = "cardgames.json"
@@ -87,10 +89,7 @@ class RLlibAgent:
         try:
             from ray.rllib.core.rl_module.rl_module import RLModule
         except ImportError as error:
-            raise ValueError(
-                "loading an RLlib checkpoint needs the 'rllib' extra "
-                f"(pip install cardgames-env[rllib]): {error}"
-            ) from None
+            raise ValueError(f"{missing_extra('loading an RLlib checkpoint', 'rllib')} ({error})") from None
         try:
             module = RLModule.from_checkpoint(str(module_dir.resolve()))
         except Exception as error:  # a corrupt or foreign checkpoint: report it as bad input

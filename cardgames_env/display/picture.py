@@ -8,7 +8,7 @@ view's info lines and, at the end, the score breakdown and the winners. A specta
 because it is drawn from that seat's view only.
 
 Frames are ``H×W×3`` ``uint8`` arrays, drawn with Pillow (the ``pictures`` extra:
-``pip install 'cardgames-env[pictures]'``) in the DejaVu Sans font shipped in
+``pip install -e ".[pictures]"`` in the checkout) in the DejaVu Sans font shipped in
 ``display/fonts/``, so the same position gives the same pixels on every machine. The width is
 fixed; the height grows with the number of zone rows (``rows`` pads a frame to a given number
 of rows, so that every frame of a game has one size).
@@ -24,12 +24,13 @@ from typing import Any
 
 import numpy as np
 
+from cardgames_env.core.extras import install_command
 from cardgames_env.core.game import CHANCE, TERMINAL
 from cardgames_env.core.view import Json, result_line
 
 EXTRA = "pictures"
 """The optional extra that installs Pillow."""
-INSTALL = f"pip install 'cardgames-env[{EXTRA}]'"
+INSTALL = install_command(EXTRA)
 """The command that installs the extra."""
 
 WIDTH = 1120

@@ -1,7 +1,7 @@
 """Ray RLlib (new API stack): env runners on the batched engines, a multi-agent env adapter and
 action-masking modules for every env.
 
-Install with ``pip install "cardgames-env[rllib]"``. Four pieces:
+Install with ``pip install -e ".[rllib]"`` in the checkout. Four pieces:
 
 * the batched engines' gymnasium vector env: a learner against fixed opponents (``random``,
   ``heuristic``...) runs RLlib's single-agent env runners on

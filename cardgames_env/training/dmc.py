@@ -51,6 +51,7 @@ import numpy as np
 from cardgames_env.agents.batch import random_legal
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.agents.pretrained import POLICY_FILE, NumpyPolicy
+from cardgames_env.core.extras import missing_extra
 from cardgames_env.core.masks import legal_rows
 from cardgames_env.display.progress import Progress
 
@@ -437,7 +438,7 @@ def train_dmc(
     try:
         import torch
     except ImportError as error:  # pragma: no cover - depends on the install
-        raise ValueError(f"training needs the 'train' extra: {error}") from None
+        raise ValueError(f"{missing_extra('training', 'train')} ({error})") from None
 
     dmc = config.dmc
     total, n, mode = config.timesteps, config.n_envs, config.opponents

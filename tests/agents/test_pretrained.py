@@ -127,11 +127,20 @@ def test_numpy_policy_plays_exactly_as_the_model(which, request, tmp_path):
     npz, _ = export_policy(run, tmp_path / "p32", command=COMMAND)
     policy = NumpyPolicy.from_npz(npz.read_bytes())
     obs, masks = _random_inputs(np.random.default_rng(0), policy.observation_size, policy.num_actions, 400)
-    np.testing.assert_allclose(policy.logits(obs), _torch_logits(model, obs), rtol=1e-5, atol=1e-5)
+    torch_logits = _torch_logits(model, obs)
+    np.testing.assert_allclose(policy.logits(obs), torch_logits, rtol=1e-5, atol=1e-5)
+    # The two maths libraries agree to that tolerance, not to the bit: where the best two legal
+    # logits are closer than twice it, either may be chosen on some CPU; every other row is exact.
+    legal = np.where(masks.astype(bool), torch_logits, -np.inf)
+    best = legal.max(axis=1)
+    slack = 2 * (1e-5 + 1e-5 * np.abs(best))
+    near_best = legal >= (best - slack)[:, None]
     expected = [model.act(o, m) for o, m in zip(obs, masks)]
-    assert [policy.act(o, m) for o, m in zip(obs, masks)] == expected
-    assert policy.act_batch(obs, masks).tolist() == expected
-    assert model.act_batch(obs, masks).tolist() == expected
+    for played in ([policy.act(o, m) for o, m in zip(obs, masks)], policy.act_batch(obs, masks).tolist(),
+                   model.act_batch(obs, masks).tolist()):
+        for row, (got, want) in enumerate(zip(played, expected)):
+            assert got == want if near_best[row].sum() == 1 else near_best[row, got], (row, got, want)
+    assert (near_best.sum(axis=1) == 1).mean() > 0.9  # nearly every row is compared exactly
 
 
 def test_float16_export_agrees_where_the_top_two_logits_are_apart(red7_sharp, tmp_path):
@@ -159,7 +168,11 @@ def test_pretrained_agent_plays_the_env_observation_at_equal_options(red7_run, s
     env.reset(seed=5)
     for _ in range(3):
         obs, mask = env.observe(env.agent_selection)["observation"], env.action_mask()
-        assert agent.act(obs, mask) == model.act(obs, mask)
+        # Exact unless the best two legal logits tie within the two maths libraries' agreement.
+        legal = np.where(mask.astype(bool), _torch_logits(model, obs[None])[0], -np.inf)
+        near_best = np.flatnonzero(legal >= legal.max() - 2 * (1e-5 + 1e-5 * abs(legal.max())))
+        chosen = agent.act(obs, mask)
+        assert chosen == model.act(obs, mask) if len(near_best) == 1 else chosen in near_best
         env.step(model.act(obs, mask))
 
 

@@ -1,7 +1,7 @@
 """The RLlib integration: env runners on the batched engines, the multi-agent adapter against the
 AEC env, masked modules, training.
 
-Skipped when ray[rllib] is not installed (``pip install cardgames-env[rllib]``).
+Skipped when ray[rllib] is not installed (``pip install -e ".[rllib]"``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ray.rllib.env.multi_agent_episode import MultiAgentEpisode  # noqa: E402
 
 from cardgames_env import cli  # noqa: E402
 from cardgames_env.agents import make_agent  # noqa: E402
+from cardgames_env.core.extras import install_command  # noqa: E402
 from cardgames_env.integrations.rllib import (  # noqa: E402
     MaskedCategorical,
     MaskedPPOModule,
@@ -334,7 +335,7 @@ def test_missing_ray_is_one_clear_error(checkpoint, monkeypatch, capsys):
         make_agent(str(checkpoint), load("red7_v0").raw_env(), seed=0)
     monkeypatch.setitem(__import__("sys").modules, "cardgames_env.integrations.rllib", None)
     assert cli.main(["train", "red7_v0", "--backend", "rllib", "--iterations", "1"]) == 2
-    assert "pip install cardgames-env[rllib]" in capsys.readouterr().err
+    assert install_command("rllib") in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv,message", [
