@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import progress
+from .terminal import is_terminal
 
 PACKAGE = __name__.partition(".")[0]
 """The package whose compiled functions get the stamp and the notice."""
@@ -215,7 +215,7 @@ def _compile_listener() -> Any:
             if _noticed or not module.startswith(PACKAGE + "."):
                 return
             _noticed = True
-            if progress.is_terminal(sys.stderr):
+            if is_terminal(sys.stderr):
                 print(NOTICE.format(package=PACKAGE, module=module), file=sys.stderr, flush=True)
 
         def on_end(self, ev: Any) -> None:

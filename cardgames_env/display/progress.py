@@ -16,14 +16,7 @@ from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 
-
-def is_terminal(stream: Any) -> bool:
-    """Return whether ``stream`` (``sys.stdout``, ``sys.stderr``...) is an open terminal."""
-    isatty = getattr(stream, "isatty", None)
-    try:
-        return bool(isatty()) if isatty is not None else False
-    except ValueError:  # a closed stream
-        return False
+from cardgames_env.core.terminal import is_terminal
 
 
 def progress_shown(show: bool | None) -> bool:

@@ -55,9 +55,8 @@ never changes in the test: only the other module does."""
 
 RUN = """
 import importlib.util, json, sys
-from cardgames_env.core import progress
-progress.is_terminal = lambda stream: True  # as on a terminal, where the notice is printed
-import cardgames_env  # noqa: F401
+from cardgames_env.core import kernel_cache
+kernel_cache.is_terminal = lambda stream: True  # as on a terminal, where the notice is printed
 
 def load(name, path):
     spec = importlib.util.spec_from_file_location(name, path)
@@ -108,16 +107,17 @@ def test_the_notice_is_one_line_naming_what_compiles_and_that_it_is_once():
 
 
 def test_the_red7_engine_digest_covers_the_run_table(monkeypatch):
-    """Red7's engine reads scoring.RUN_TABLE through arrays built from it at import: another table
-    gives another digest for every kernel that reads them, the step included."""
-    from cardgames_env.envs.red7 import kernel
+    """Red7's engine calls the compiled scoring of scoring.py, which reads RUN_TABLE through arrays
+    built from it at import: another table gives another digest for the scoring function and for
+    every kernel that calls it, the engine's step included (a callee in another module)."""
+    from cardgames_env.envs.red7 import kernel, scoring
 
-    functions = [kernel._strength.py_func, kernel._step_slot.py_func]
+    functions = [scoring.strength.py_func, kernel._step_slot.py_func]
     before = [reads_digest(f) for f in functions]
     assert [reads_digest(f) for f in functions] == before  # deterministic
-    changed = kernel._RUN_LEN.copy()
+    changed = scoring._RUN_LEN.copy()
     changed[5] += 1
-    monkeypatch.setattr(kernel, "_RUN_LEN", changed)
+    monkeypatch.setattr(scoring, "_RUN_LEN", changed)
     after = [reads_digest(f) for f in functions]
     assert all(a != b for a, b in zip(after, before))
-    assert np.array_equal(kernel._RUN_LEN, changed)
+    assert np.array_equal(scoring._RUN_LEN, changed)
