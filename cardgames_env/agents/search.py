@@ -52,6 +52,25 @@ SEARCH_KIND = "search"
 
 ROLLOUT_KINDS = ("policy", "random")
 
+ENGINES = ("compiled", "python")
+"""Where simulations run: ``compiled`` (playouts in the game's batched engine, the default)
+or ``python`` (every simulation on the rules engine)."""
+
+DEFAULT_TIME = 0.1
+"""Seconds per decision of the compiled search when neither ``iterations`` nor ``time`` is set."""
+
+SHARED_SIMULATIONS = 4
+"""Simulations of one batch that share a determinization (the compiled search)."""
+
+FIRST_TIMED_BATCH = 32
+"""Simulations of the first batch of a timed decision (it measures the cost of one)."""
+
+MIN_TIMED_BATCH = 8
+"""A timed decision stops when fewer simulations than this fit in the time left."""
+
+VIRTUAL_LOSS = 1.0
+"""Loss a simulation counts on its path while its playout is pending (batched selection)."""
+
 
 @dataclass(frozen=True)
 class SearchOptions:
@@ -68,7 +87,11 @@ class SearchOptions:
         max_children: most moves searched at a decision of the searching seat (the game's
             preferred ones; ``0``: the game's default, its hooks' ``max_children``).
         epsilon: chance that a move of the light policy is replaced by a uniformly random
-            legal move (``0``: the game's policy alone).
+            legal move (``0``: the game's policy alone; in the tree only with the compiled
+            engine, whose playouts use the game's compiled heuristic).
+        engine: ``"compiled"`` (playouts stepped together in the game's batched engine) or
+            ``"python"`` (every simulation on the rules engine).
+        batch: simulations selected before their playouts run together (compiled engine).
     """
 
     iterations: int | None = None
@@ -77,10 +100,22 @@ class SearchOptions:
     rollout: str = "policy"
     max_children: int = 0
     epsilon: float = 0.0
+    engine: str = "compiled"
+    batch: int = 256
+
+    def compiled(self, game: str) -> bool:
+        """Whether simulations of ``game`` run in its batched engine: ``engine=compiled`` and
+        a game with one (other games are searched on the rules engine)."""
+        return self.engine == "compiled" and registry.spec(game).kernel is not None
 
     def budget(self, game: str) -> tuple[int | None, float | None]:
-        """Return ``(iterations, seconds)`` for a game; ``None`` = no limit of that kind."""
+        """Return ``(iterations, seconds)`` for a game; ``None`` = no limit of that kind.
+
+        Without either: the compiled engine searches for :data:`DEFAULT_TIME` seconds, the
+        Python engine the game's ``search_iterations`` simulations."""
         if self.iterations is None and self.time is None:
+            if self.compiled(game):
+                return None, DEFAULT_TIME
             return registry.spec(game).search_iterations, None
         return self.iterations, self.time
 
@@ -110,7 +145,7 @@ def parse_search_options(kind: str) -> SearchOptions:
 
     Keys: ``iterations`` (positive int), ``time`` (seconds, > 0), ``c`` (>= 0), ``rollout``
     (``policy`` or ``random``), ``max_children`` (non-negative int; 0 = the game's default),
-    ``epsilon`` (0..1).
+    ``epsilon`` (0..1), ``engine`` (``compiled`` or ``python``), ``batch`` (positive int).
 
     Raises:
         ValueError: naming the bad part for an unknown key, a malformed or repeated option,
@@ -120,7 +155,7 @@ def parse_search_options(kind: str) -> SearchOptions:
     if head != SEARCH_KIND:
         raise ValueError(f"not a search agent name: {kind!r}")
     values: dict[str, Any] = {}
-    known = ("iterations", "time", "c", "rollout", "max_children", "epsilon")
+    known = ("iterations", "time", "c", "rollout", "max_children", "epsilon", "engine", "batch")
     for part in parts:
         key, sep, text = part.partition("=")
         key, text = key.strip(), text.strip()
@@ -130,8 +165,12 @@ def parse_search_options(kind: str) -> SearchOptions:
             raise ValueError(f"unknown search option {key!r}; known: {', '.join(known)}")
         if key in values:
             raise ValueError(f"search option {key!r} given twice")
-        if key == "iterations":
+        if key in ("iterations", "batch"):
             values[key] = _positive_int(key, text)
+        elif key == "engine":
+            if text not in ENGINES:
+                raise ValueError(f"search option engine={text!r}: expected one of {', '.join(ENGINES)}")
+            values[key] = text
         elif key == "time":
             values[key] = _float(key, text, 0.0, strict=True)
         elif key == "c":
@@ -220,9 +259,12 @@ class SearchAgent:
         self.rollout = cast(Callable[[Any, np.random.Generator], Any], self.hooks.rollout)
         self.max_children = self.options.max_children or self.hooks.max_children
         self.iterations, self.seconds = self.options.budget(game)
+        self.compiled = self.options.compiled(game)
+        """Whether the simulations run in the game's batched engine."""
         self.rng = make_rng(seed)
         self._plan: list[int] = []
         self._plan_state: Any = None
+        self._playouts: Any = None
         self.last_iterations = 0
         """Simulations run for the latest decision (for benchmarks)."""
 
@@ -232,6 +274,7 @@ class SearchAgent:
         self._plan_state = None
         if seed is not None:
             self.rng = make_rng(seed)
+            self._playouts = None  # its streams come from the agent's
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return the next action of the move chosen by search in the env's current position.
@@ -312,6 +355,8 @@ class SearchAgent:
         self.last_iterations = 0
         if len(root_moves) == 1:
             return root_moves[0]
+        if self.compiled:
+            return self._search_compiled(root_state, root_moves, me)
         # The root's moves are the same in every determinization (the seat's own choice): its
         # children are a list aligned with them, tried in order, then picked by UCB1.
         children: list[_Node] = []
@@ -319,9 +364,9 @@ class SearchAgent:
         c = self.options.c
         policy = self.light_policy()
         iterations, seconds = self.iterations, self.seconds
-        deadline = time.perf_counter() + seconds if seconds is not None else math.inf
+        deadline = time.thread_time() + seconds if seconds is not None else math.inf
         done = 0
-        while (iterations is None or done < iterations) and (done == 0 or time.perf_counter() < deadline):
+        while (iterations is None or done < iterations) and (done == 0 or time.thread_time() < deadline):
             if len(children) < len(root_moves):
                 index = len(children)
                 children.append(_Node())
@@ -341,6 +386,90 @@ class SearchAgent:
             if key > best_key:
                 best, best_key = move, key
         return best
+
+    @staticmethod
+    def _most_visited(root_moves: list[Any], children: list[_Node]) -> Any:
+        """The root's most visited move (ties: the higher mean value, then the first)."""
+        best, best_key = root_moves[0], (-1, -math.inf)
+        for move, child in zip(root_moves, children):
+            if not child.visits:
+                continue
+            key = (child.visits, child.total / child.visits)
+            if key > best_key:
+                best, best_key = move, key
+        return best
+
+    def _no_heuristic(self) -> bool:
+        """Whether the game lacks a compiled heuristic (its playouts are then random)."""
+        return registry.spec(self.game).heuristic is None
+
+    def playouts(self) -> Any:
+        """The batched engine that plays the compiled search's simulations out (built on
+        first use: :class:`~cardgames_env.agents.playouts.BatchedPlayouts`)."""
+        if self._playouts is None:
+            from .playouts import BatchedPlayouts
+
+            policy = "random" if self.options.rollout == "random" or self._no_heuristic() else "heuristic"
+            seed = int(self.rng.integers(2**62))
+            self._playouts = BatchedPlayouts(self.env, self.hooks, self.options.batch, policy, seed=seed)
+        return self._playouts
+
+    def _search_compiled(self, root_state: Any, root_moves: list[Any], me: int) -> Any:
+        """Determinized UCB over the root's moves with batched playouts: ``batch`` simulations
+        pick their root move by UCB1 (a pending simulation counts as a loss for its move,
+        the virtual loss, so the batch spreads over the moves), each on a determinization
+        of the seat's information set (one determinization serves :data:`SHARED_SIMULATIONS`
+        simulations of a batch); the batched engine loads them, plays the chosen moves and
+        then the playouts, all slots together, and the values are backed up."""
+        playouts = self.playouts()
+        encoding = self.env.encoding
+        prefixes = [move_actions(encoding, root_state, move) for move in root_moves]
+        children = [_Node() for _ in root_moves]
+        rng = self.rng
+        c = self.options.c
+        iterations, seconds = self.iterations, self.seconds
+        deadline = time.thread_time() + seconds if seconds is not None else math.inf
+        done = 0
+        per_simulation = 0.0
+        while iterations is None or done < iterations:
+            now = time.thread_time()
+            size = playouts.slots if iterations is None else min(playouts.slots, iterations - done)
+            if seconds is not None:  # batches sized to end by the deadline
+                if not done:
+                    size = min(size, FIRST_TIMED_BATCH)
+                else:
+                    fits = int((deadline - now) / per_simulation) if per_simulation > 0 else size
+                    if fits < MIN_TIMED_BATCH:
+                        break
+                    size = min(size, fits)
+            chosen: list[int] = []
+            for _ in range(size):
+                untried = done + len(chosen)
+                if untried < len(children):
+                    index = untried
+                else:
+                    log_n = math.log(untried)
+                    index, best_value = 0, -math.inf
+                    for i, child in enumerate(children):
+                        value = child.total / child.visits + c * math.sqrt(log_n / child.visits)
+                        if value > best_value:
+                            index, best_value = i, value
+                node = children[index]
+                node.visits += 1
+                node.total -= VIRTUAL_LOSS
+                chosen.append(index)
+            states: list[Any] = []
+            for k in range(size):
+                if k % SHARED_SIMULATIONS == 0:
+                    determinization = self.resample(root_state, me, rng)
+                states.append(determinization)
+            values = playouts.play(states, root_state, me, [prefixes[index] for index in chosen])
+            for index, value in zip(chosen, values):
+                children[index].total += VIRTUAL_LOSS + float(value)
+            done += size
+            per_simulation = (time.thread_time() - now) / size
+        self.last_iterations = done
+        return self._most_visited(root_moves, children)
 
     def _iterate(
         self, first: _Node, move: Any, root_state: Any, me: int, policy: Any, rng: np.random.Generator

@@ -1,0 +1,179 @@
+"""The compiled search's playouts: a playout in the batched engine is the rules engine's playout
+of the same determinization and the same choices, the engine only ever holds states of the
+searching seat's information set, and the search keeps to its time cap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cardgames_env.agents import playouts as playouts_module
+from cardgames_env.agents import search as search_module
+from cardgames_env.agents.playouts import BatchedPlayouts
+from cardgames_env.agents.search import SearchAgent, load_hooks
+from cardgames_env.core.game import CHANCE
+from cardgames_env.registry import ALL_ENVS, load
+
+from .test_search import VARIANTS, positions
+
+
+def _rules_value(hooks, rules, root, state, player):
+    return hooks.value(root, state, player) if hooks.value is not None else rules.returns(state)[player]
+
+
+@pytest.mark.parametrize(("name", "options"), VARIANTS)
+def test_a_compiled_playout_is_the_rules_playout_move_by_move(name, options):
+    """From determinizations of the seat to move, the engine's playout (the compiled heuristic
+    choosing for every seat) and the rules engine fed the same actions pass through the same
+    states with the same legal actions; at the end of the game they agree on the final state
+    and its value, and at a new deal the engine's ``dealt_value`` equals the rules' ``value``
+    of the state where the round ended."""
+    raw = load(name).raw_env(**options)
+    rules, encoding = raw.rules, raw.encoding
+    hooks = load_hooks(raw.info.name)
+    rng = np.random.default_rng(5)
+    playouts = BatchedPlayouts(raw, hooks, slots=1, seed=3)
+    engine = playouts.engine
+    live = np.ones(1, dtype=np.bool_)
+    endings = {"end": 0, "deal": 0}
+    for root in positions(name, options, games=2, every=2, limit=3):
+        me = rules.current_player(root)
+        determinization = hooks.resample(hooks.infoset(root, me), me, rng)
+        engine.load(0, determinization)
+        if hasattr(playouts.policy, "end_games"):
+            playouts.policy.end_games(np.arange(engine.num_players))
+        decision = encoding.to_decision(determinization)
+        stream = engine.rng_state.copy()
+        for _ in range(3000):
+            assert engine.state(0) == encoding.rules_state(decision)
+            assert np.array_equal(engine.mask[0], encoding.legal_action_mask(decision).astype(bool))
+            action = int(playouts.policy_actions(live)[0])
+            decision = encoding.apply_action(decision, action)
+            engine.step(np.array([action]))
+            state = encoding.rules_state(decision)
+            if engine.done[0]:
+                assert rules.current_player(state) < 0 or engine.truncated[0]
+                final = engine.final_state(0)
+                assert final == state
+                assert _rules_value(hooks, rules, determinization, final, me) == _rules_value(
+                    hooks, rules, determinization, state, me
+                )
+                endings["end"] += 1
+                break
+            if rules.current_player(state) == CHANCE:
+                assert (engine.rng_state != stream).all()  # the engine dealt the next round
+                if hooks.dealt_value is not None:
+                    expected = hooks.value(determinization, state, me)
+                    assert hooks.dealt_value(determinization, engine.state(0), me) == pytest.approx(expected)
+                endings["deal"] += 1
+                break
+            assert (engine.rng_state == stream).all()  # no chance event inside a round
+        else:
+            pytest.fail("a playout did not end")
+    assert sum(endings.values()) >= 2
+
+
+def _recording_loads(monkeypatch, agent):
+    """Record every state the agent's batched engine is given."""
+    loaded: list = []
+    engine = agent.playouts().engine
+    real_load = engine._load
+
+    def recording(i, state):
+        loaded.append(state)
+        return real_load(i, state)
+
+    monkeypatch.setattr(engine, "_load", recording)
+    return loaded
+
+
+@pytest.mark.parametrize(("name", "options"), VARIANTS)
+def test_the_engine_only_holds_states_of_the_seats_information_set(name, options, monkeypatch):
+    """Every state the compiled search loads into its engine is in the searching seat's
+    information set (same canonical state as the position searched): a determinization
+    never contradicts what the seat has seen."""
+    raw = load(name).raw_env(**options)
+    rules = raw.rules
+    hooks = load_hooks(raw.info.name)
+    checked = 0
+    for state in positions(name, options, games=1, every=3, limit=3):
+        me = rules.current_player(state)
+        agent = SearchAgent(raw, "search:iterations=24:batch=8", seed=1)
+        loaded = _recording_loads(monkeypatch, agent)
+        move = agent.choose_move(state)
+        assert move in rules.legal_moves(state)
+        canonical = hooks.infoset(state, me)
+        for determinization in loaded:
+            assert rules.current_player(determinization) == me
+            assert hooks.infoset(determinization, me) == canonical
+            checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_the_real_hidden_cards_never_reach_the_engine(name, monkeypatch):
+    """The engine's states are the same whichever consistent hidden cards the real position
+    holds (two positions of one information set, the same seed)."""
+    raw = load(name).raw_env()
+    rules = raw.rules
+    rng = np.random.default_rng(2)
+    compared = 0
+    for state in positions(name, {}, games=2, every=3, limit=2):
+        player = rules.current_player(state)
+        other = rules.resample_hidden(state, player, rng)
+        if other == state:
+            continue
+        runs = []
+        for position in (state, other):
+            agent = SearchAgent(raw, "search:iterations=16:batch=8", seed=4)
+            loaded = _recording_loads(monkeypatch, agent)
+            runs.append((agent.choose_move(position), loaded))
+        assert runs[0][0] == runs[1][0]
+        assert runs[0][1] == runs[1][1]
+        compared += 1
+    assert compared >= 1
+
+
+class _Clock:
+    """A CPU clock that advances a fixed step at every reading."""
+
+    def __init__(self, step: float):
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_the_time_cap_bounds_the_simulations(monkeypatch):
+    """With a clock that advances 10 ms at each reading, a 50 ms cap allows a first batch
+    and then only batches that the measured cost per simulation fits in the time left."""
+    env = load("red7_v0").raw_env()
+    env.reset(seed=0)
+    clock = _Clock(0.01)
+    monkeypatch.setattr(search_module.time, "thread_time", clock)
+    agent = SearchAgent(env, "search:time=0.05:batch=64", seed=0)
+    agent.playouts()
+    state = env.game_state()
+    move = agent.choose_move(state)
+    assert move in env.rules.legal_moves(state)
+    # Readings: start (deadline 0.06), then per batch one at its start and one at its end
+    # (10 ms apart): the first batch of 32 costs 10 ms, 0.3125 ms a simulation; the second
+    # starts at 0.04 with 20 ms left (64 fit: the full batch); the third starts at 0.06,
+    # past the deadline.
+    assert agent.last_iterations == search_module.FIRST_TIMED_BATCH + 64
+
+
+def test_a_playout_past_the_step_limit_is_scored_where_it_stands(monkeypatch):
+    """A playout cut at the step limit gets the value of the position it reached."""
+    raw = load("gongzhu_v0").raw_env()
+    raw.reset(seed=1)
+    hooks = load_hooks("gongzhu_v0")
+    monkeypatch.setattr(playouts_module, "MAX_PLAYOUT_STEPS", 3)
+    playouts = BatchedPlayouts(raw, hooks, slots=2, seed=0)
+    root = raw.game_state()
+    me = raw.rules.current_player(root)
+    values = playouts.play([root, root], root, me)
+    assert values.shape == (2,)
+    assert np.allclose(values, hooks.value(root, playouts.engine.state(0), me))
