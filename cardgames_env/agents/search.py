@@ -65,6 +65,10 @@ SHARED_SIMULATIONS = 4
 FIRST_TIMED_BATCH = 32
 """Simulations of the first batch of a timed decision (it measures the cost of one)."""
 
+TIMED_SHARE = 0.9
+"""Share of the time left that a timed decision's next batch is sized to fill (the cost of a
+simulation varies: the margin keeps decisions within the cap)."""
+
 MIN_TIMED_BATCH = 8
 """A timed decision stops when fewer simulations than this fit in the time left."""
 
@@ -438,7 +442,8 @@ class SearchAgent:
                 if not done:
                     size = min(size, FIRST_TIMED_BATCH)
                 else:
-                    fits = int((deadline - now) / per_simulation) if per_simulation > 0 else size
+                    left = TIMED_SHARE * (deadline - now)
+                    fits = int(left / per_simulation) if per_simulation > 0 else size
                     if fits < MIN_TIMED_BATCH:
                         break
                     size = min(size, fits)

@@ -4,6 +4,8 @@ searching seat's information set, and the search keeps to its time cap."""
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -160,9 +162,10 @@ def test_the_time_cap_bounds_the_simulations(monkeypatch):
     assert move in env.rules.legal_moves(state)
     # Readings: start (deadline 0.06), then per batch one at its start and one at its end
     # (10 ms apart): the first batch of 32 costs 10 ms, 0.3125 ms a simulation; the second
-    # starts at 0.04 with 20 ms left (64 fit: the full batch); the third starts at 0.06,
-    # past the deadline.
-    assert agent.last_iterations == search_module.FIRST_TIMED_BATCH + 64
+    # starts at 0.04 with 20 ms left, sized to fill 90% of it (18 ms: 57 simulations); the
+    # third starts at 0.06, past the deadline.
+    assert search_module.FIRST_TIMED_BATCH == 32 and search_module.TIMED_SHARE == 0.9
+    assert agent.last_iterations == 32 + 57
 
 
 def test_a_playout_past_the_step_limit_is_scored_where_it_stands(monkeypatch):
@@ -177,3 +180,22 @@ def test_a_playout_past_the_step_limit_is_scored_where_it_stands(monkeypatch):
     values = playouts.play([root, root], root, me)
     assert values.shape == (2,)
     assert np.allclose(values, hooks.value(root, playouts.engine.state(0), me))
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_slots_copied_from_one_load_play_as_slots_loaded_one_by_one(name):
+    """Several slots given one state object are filled by copying the first slot's rows; they
+    play exactly as slots loaded one by one from equal states (same seeds)."""
+    raw = load(name).raw_env()
+    hooks = load_hooks(raw.info.name)
+    root = positions(name, {}, games=1, every=3, limit=2)[-1]
+    me = raw.rules.current_player(root)
+    state = hooks.resample(hooks.infoset(root, me), me, np.random.default_rng(0))
+    copies = [pickle.loads(pickle.dumps(state)) for _ in range(4)]
+    assert all(copy is not state and copy == state for copy in copies)
+    shared = BatchedPlayouts(raw, hooks, slots=4, seed=9)
+    separate = BatchedPlayouts(raw, hooks, slots=4, seed=9)
+    a = shared.play([state] * 4, root, me)
+    b = separate.play(copies, root, me)
+    assert np.array_equal(a, b)
+    assert shared.steps == separate.steps
