@@ -65,7 +65,7 @@ SHARED_SIMULATIONS = 4
 FIRST_TIMED_BATCH = 32
 """Simulations of the first batch of a timed decision (it measures the cost of one)."""
 
-TIMED_SHARE = 0.9
+TIMED_SHARE = 0.8
 """Share of the time left that a timed decision's next batch is sized to fill (the cost of a
 simulation varies: the margin keeps decisions within the cap)."""
 
@@ -269,6 +269,7 @@ class SearchAgent:
         self._plan: list[int] = []
         self._plan_state: Any = None
         self._playouts: Any = None
+        self._started = 0.0
         self.last_iterations = 0
         """Simulations run for the latest decision (for benchmarks)."""
 
@@ -312,6 +313,7 @@ class SearchAgent:
         (immutable states, the tree) form no reference cycles and are freed as they go, and
         a full collection in the middle of a decision would add tens of milliseconds to it.
         """
+        self._started = time.thread_time()
         self.rules.validate_state(state, self.env.config)
         paused = gc.isenabled()
         gc.disable()
@@ -432,7 +434,7 @@ class SearchAgent:
         rng = self.rng
         c = self.options.c
         iterations, seconds = self.iterations, self.seconds
-        deadline = time.thread_time() + seconds if seconds is not None else math.inf
+        deadline = self._started + seconds if seconds is not None else math.inf  # from choose_move's start
         done = 0
         per_simulation = 0.0
         while iterations is None or done < iterations:

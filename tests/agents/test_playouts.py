@@ -160,12 +160,12 @@ def test_the_time_cap_bounds_the_simulations(monkeypatch):
     state = env.game_state()
     move = agent.choose_move(state)
     assert move in env.rules.legal_moves(state)
-    # Readings: start (deadline 0.06), then per batch one at its start and one at its end
-    # (10 ms apart): the first batch of 32 costs 10 ms, 0.3125 ms a simulation; the second
-    # starts at 0.04 with 20 ms left, sized to fill 90% of it (18 ms: 57 simulations); the
-    # third starts at 0.06, past the deadline.
-    assert search_module.FIRST_TIMED_BATCH == 32 and search_module.TIMED_SHARE == 0.9
-    assert agent.last_iterations == 32 + 57
+    # Readings: the decision's start (deadline 0.06), the batches' starts and ends (10 ms
+    # apart): the first batch (32) starts at 0.02 and costs 10 ms, 0.3125 ms a simulation;
+    # the second starts at 0.04 with 20 ms left, sized to fill 80% of it (16 ms: 51
+    # simulations); the third would start at 0.06, the deadline, with no time left.
+    assert search_module.FIRST_TIMED_BATCH == 32 and search_module.TIMED_SHARE == 0.8
+    assert agent.last_iterations == 32 + 51
 
 
 def test_a_playout_past_the_step_limit_is_scored_where_it_stands(monkeypatch):
