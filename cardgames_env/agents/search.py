@@ -33,6 +33,7 @@ Options go in the agent name: ``search``, ``search:iterations=800``, ``search:ti
 from __future__ import annotations
 
 import gc
+import heapq
 import math
 import time
 from collections.abc import Callable
@@ -213,6 +214,37 @@ class _Node:
         self.visits = 0
         self.total = 0.0
         self.avail = 1
+
+
+def _select_batch(children: list[_Node], done: int, size: int, c: float) -> list[int]:
+    """Pick the root moves of ``size`` simulations (``done`` ran before): untried moves in
+    order, then UCB1 over the children, each pick counted at once as a visit with a virtual
+    loss. Within a batch the exploration term's ``log n`` is that of the batch's end, so a
+    pick changes only its own child's score (a heap of scores; ties: the first move)."""
+    chosen: list[int] = []
+    untried = min(max(len(children) - done, 0), size)
+    chosen.extend(range(done, done + untried))
+    for index in chosen:
+        children[index].visits += 1
+        children[index].total -= VIRTUAL_LOSS
+    rest = size - untried
+    if rest <= 0:
+        return chosen
+    log_n = math.log(done + size)
+
+    def score(child: _Node) -> float:
+        return child.total / child.visits + c * math.sqrt(log_n / child.visits)
+
+    heap = [(-score(child), i) for i, child in enumerate(children)]
+    heapq.heapify(heap)
+    for _ in range(rest):
+        _, index = heapq.heappop(heap)
+        child = children[index]
+        child.visits += 1
+        child.total -= VIRTUAL_LOSS
+        chosen.append(index)
+        heapq.heappush(heap, (-score(child), index))
+    return chosen
 
 
 def load_hooks(game: str) -> SearchHooks:
@@ -449,22 +481,7 @@ class SearchAgent:
                     if fits < MIN_TIMED_BATCH:
                         break
                     size = min(size, fits)
-            chosen: list[int] = []
-            for _ in range(size):
-                untried = done + len(chosen)
-                if untried < len(children):
-                    index = untried
-                else:
-                    log_n = math.log(untried)
-                    index, best_value = 0, -math.inf
-                    for i, child in enumerate(children):
-                        value = child.total / child.visits + c * math.sqrt(log_n / child.visits)
-                        if value > best_value:
-                            index, best_value = i, value
-                node = children[index]
-                node.visits += 1
-                node.total -= VIRTUAL_LOSS
-                chosen.append(index)
+            chosen = _select_batch(children, done, size, c)
             states: list[Any] = []
             for k in range(size):
                 if k % SHARED_SIMULATIONS == 0:

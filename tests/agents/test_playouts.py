@@ -199,3 +199,20 @@ def test_slots_copied_from_one_load_play_as_slots_loaded_one_by_one(name):
     b = separate.play(copies, root, me)
     assert np.array_equal(a, b)
     assert shared.steps == separate.steps
+
+
+def test_batched_selection_tries_every_move_then_follows_ucb_with_virtual_losses():
+    """Hand-checked: three root moves with (visits, total) A (1, 1.0), B (1, 0.0), C (2, 0.0)
+    after 4 simulations, c = 1, a batch of 2: log n = log 6 = 1.792 (the batch's end). Scores:
+    A 1 + sqrt(1.792) = 2.339, B 0 + 1.339, C 0 + sqrt(1.792 / 2) = 0.947: A first; then A,
+    with a virtual loss, is (2, 0.0): 0.947, so B (1.339) is next."""
+    children = [search_module._Node() for _ in range(3)]
+    for child, (visits, total) in zip(children, [(1, 1.0), (1, 0.0), (2, 0.0)]):
+        child.visits, child.total = visits, total
+    assert search_module._select_batch(children, done=4, size=2, c=1.0) == [0, 1]
+    assert [(child.visits, child.total) for child in children] == [(2, 0.0), (2, -1.0), (2, 0.0)]
+    # Untried moves come first, in order, then UCB: four moves, two tried, a batch of three.
+    fresh = [search_module._Node() for _ in range(4)]
+    fresh[0].visits, fresh[0].total = 1, -1.0
+    fresh[1].visits, fresh[1].total = 1, 1.0
+    assert search_module._select_batch(fresh, done=2, size=3, c=0.0) == [2, 3, 1]
