@@ -6,7 +6,8 @@ rules states with a seat to move (determinizations, leaves of a search tree), it
 into a slot and steps all the slots together, every seat moved by the playout policy, until
 each slot's simulation ends:
 
-* at the end of the game: the slot's finished game (``final_state``) is scored by the search
+* at the end of the game: the slot's finished game (``final_state``; a chance event left
+  after the last move, such as a scoring draw, dealt by the rules) is scored by the search
   hooks' ``value`` (the rules' ``returns`` without one);
 * at a chance event (the engine deals a new round or hand: the slot's random stream moves),
   when the game's hooks have a ``dealt_value``: it scores the state the new deal starts from
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from cardgames_env import registry
+from cardgames_env.core.game import CHANCE
 from cardgames_env.core.search import SearchHooks
 
 MAX_PLAYOUT_STEPS = 2000
@@ -94,6 +96,14 @@ class BatchedPlayouts:
             ):
                 rows.append(array)
         return rows
+
+    def finished_value(self, root: Any, state: Any, player: int) -> float:
+        """``player``'s value of a finished game: a chance event the engine left to its own
+        stream (a scoring draw after the last move) is first dealt by the rules."""
+        rules = self.rules
+        while rules.current_player(state) == CHANCE:
+            state = rules.apply_deal(state, rules.sample_deal(state, self.rng))
+        return self._value(root, state, player)
 
     def _value(self, root: Any, state: Any, player: int) -> float:
         value = self.hooks.value
@@ -194,7 +204,7 @@ class BatchedPlayouts:
         self.steps += int(moving.sum())
         ended = moving & (engine.done | engine.truncated)
         for i in np.flatnonzero(ended):
-            values[i] = self._value(root, engine.final_state(int(i)), player)
+            values[i] = self.finished_value(root, engine.final_state(int(i)), player)
         live &= ~ended
         dealt_value: Callable[[Any, Any, int], float] | None = self.hooks.dealt_value
         if dealt_value is not None:

@@ -57,9 +57,16 @@ def test_a_compiled_playout_is_the_rules_playout_move_by_move(name, options):
                 assert rules.current_player(state) < 0 or engine.truncated[0]
                 final = engine.final_state(0)
                 assert final == state
-                assert _rules_value(hooks, rules, determinization, final, me) == _rules_value(
-                    hooks, rules, determinization, state, me
-                )
+                # The playouts score it as the Python search does: a pending chance event
+                # (a scoring draw) dealt by the rules, then the value hook.
+                seed = int(rng.integers(1 << 30))
+                playouts.rng = np.random.default_rng(seed)
+                got = playouts.finished_value(determinization, final, me)
+                deal_rng = np.random.default_rng(seed)
+                while rules.current_player(state) == CHANCE:
+                    state = rules.apply_deal(state, rules.sample_deal(state, deal_rng))
+                assert rules.current_player(state) < 0 and rules.current_player(state) != CHANCE
+                assert got == _rules_value(hooks, rules, determinization, state, me)
                 endings["end"] += 1
                 break
             if rules.current_player(state) == CHANCE:
@@ -216,3 +223,19 @@ def test_batched_selection_tries_every_move_then_follows_ucb_with_virtual_losses
     fresh[0].visits, fresh[0].total = 1, -1.0
     fresh[1].visits, fresh[1].total = 1, 1.0
     assert search_module._select_batch(fresh, done=2, size=3, c=0.0) == [2, 3, 1]
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_playouts_score_their_simulations(name):
+    """Playouts from the start of a game give values that are not all zero (a game whose
+    finished state still waits for a scoring draw is scored after it)."""
+    raw = load(name).raw_env()
+    raw.reset(seed=1)
+    hooks = load_hooks(raw.info.name)
+    playouts = BatchedPlayouts(raw, hooks, slots=8, seed=0)
+    root = raw.game_state()
+    me = raw.rules.current_player(root)
+    rng = np.random.default_rng(0)
+    states = [hooks.resample(hooks.infoset(root, me), me, rng) for _ in range(8)]
+    values = playouts.play(states, root, me)
+    assert np.any(values != 0)
