@@ -66,7 +66,7 @@ SHARED_SIMULATIONS = 4
 FIRST_TIMED_BATCH = 32
 """Simulations of the first batch of a timed decision (it measures the cost of one)."""
 
-TIMED_SHARE = 0.8
+TIMED_SHARE = 0.6
 """Share of the time left that a timed decision's next batch is sized to fill (the cost of a
 simulation varies: the margin keeps decisions within the cap)."""
 

@@ -169,10 +169,10 @@ def test_the_time_cap_bounds_the_simulations(monkeypatch):
     assert move in env.rules.legal_moves(state)
     # Readings: the decision's start (deadline 0.06), the batches' starts and ends (10 ms
     # apart): the first batch (32) starts at 0.02 and costs 10 ms, 0.3125 ms a simulation;
-    # the second starts at 0.04 with 20 ms left, sized to fill 80% of it (16 ms: 51
+    # the second starts at 0.04 with 20 ms left, sized to fill 60% of it (12 ms: 38
     # simulations); the third would start at 0.06, the deadline, with no time left.
-    assert search_module.FIRST_TIMED_BATCH == 32 and search_module.TIMED_SHARE == 0.8
-    assert agent.last_iterations == 32 + 51
+    assert search_module.FIRST_TIMED_BATCH == 32 and search_module.TIMED_SHARE == 0.6
+    assert agent.last_iterations == 32 + 38
 
 
 def test_a_playout_past_the_step_limit_is_scored_where_it_stands(monkeypatch):
