@@ -116,9 +116,11 @@ class BatchedPlayouts:
         every = bool(active.all())
         rows = slice(None) if every else np.flatnonzero(active)
         if self.policy is None:
-            from .batch import random_legal
-
-            actions[rows] = random_legal(engine.mask[rows], self.rng)
+            masks = engine.mask[rows]
+            legal_rows, columns = np.nonzero(masks)  # row-major: each row's legal actions in order
+            counts = np.bincount(legal_rows, minlength=masks.shape[0])
+            starts = np.cumsum(counts) - counts
+            actions[rows] = columns[starts + (self.rng.random(masks.shape[0]) * counts).astype(np.int64)]
             return actions
         keys = self._keys[np.arange(self.slots), engine.player][rows]
         legal_index = getattr(engine, "legal_index", None)

@@ -239,3 +239,18 @@ def test_playouts_score_their_simulations(name):
     states = [hooks.resample(hooks.infoset(root, me), me, rng) for _ in range(8)]
     values = playouts.play(states, root, me)
     assert np.any(values != 0)
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_random_playouts_play_legal_actions_to_the_end(name):
+    """``rollout=random`` playouts: uniformly random legal actions (the engine refuses an
+    illegal one) until every simulation has ended."""
+    raw = load(name).raw_env()
+    raw.reset(seed=2)
+    hooks = load_hooks(raw.info.name)
+    playouts = BatchedPlayouts(raw, hooks, slots=4, policy="random", seed=0)
+    root = raw.game_state()
+    me = raw.rules.current_player(root)
+    values = playouts.play([root] * 4, root, me)
+    assert values.shape == (4,) and np.isfinite(values).all()
+    assert playouts.steps >= 4
