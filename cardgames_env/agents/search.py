@@ -57,6 +57,9 @@ ENGINES = ("compiled", "python")
 """Where simulations run: ``compiled`` (playouts in the game's batched engine, the default)
 or ``python`` (every simulation on the rules engine)."""
 
+PRIORS = ("none", "pretrained")
+"""Where the compiled search's root priors come from (``none``: UCB1, no priors)."""
+
 DEFAULT_TIME = 0.1
 """Seconds per decision of the compiled search when neither ``iterations`` nor ``time`` is set."""
 
@@ -97,6 +100,9 @@ class SearchOptions:
         engine: ``"compiled"`` (playouts stepped together in the game's batched engine) or
             ``"python"`` (every simulation on the rules engine).
         batch: simulations selected before their playouts run together (compiled engine).
+        prior: ``"none"`` (UCB1 over the root's moves) or ``"pretrained"``: PUCT at the root,
+            the moves' priors from the env's shipped policy (compiled engine).
+        c_puct: PUCT's exploration constant (with ``prior``).
     """
 
     iterations: int | None = None
@@ -107,6 +113,8 @@ class SearchOptions:
     epsilon: float = 0.0
     engine: str = "compiled"
     batch: int = 256
+    prior: str = "none"
+    c_puct: float = 1.5
 
     def compiled(self, game: str) -> bool:
         """Whether simulations of ``game`` run in its batched engine: ``engine=compiled`` and
@@ -150,7 +158,8 @@ def parse_search_options(kind: str) -> SearchOptions:
 
     Keys: ``iterations`` (positive int), ``time`` (seconds, > 0), ``c`` (>= 0), ``rollout``
     (``policy`` or ``random``), ``max_children`` (non-negative int; 0 = the game's default),
-    ``epsilon`` (0..1), ``engine`` (``compiled`` or ``python``), ``batch`` (positive int).
+    ``epsilon`` (0..1), ``engine`` (``compiled`` or ``python``), ``batch`` (positive int),
+    ``prior`` (``none`` or ``pretrained``), ``c_puct`` (>= 0).
 
     Raises:
         ValueError: naming the bad part for an unknown key, a malformed or repeated option,
@@ -160,7 +169,9 @@ def parse_search_options(kind: str) -> SearchOptions:
     if head != SEARCH_KIND:
         raise ValueError(f"not a search agent name: {kind!r}")
     values: dict[str, Any] = {}
-    known = ("iterations", "time", "c", "rollout", "max_children", "epsilon", "engine", "batch")
+    known = (
+        "iterations", "time", "c", "rollout", "max_children", "epsilon", "engine", "batch", "prior", "c_puct"
+    )
     for part in parts:
         key, sep, text = part.partition("=")
         key, text = key.strip(), text.strip()
@@ -172,6 +183,12 @@ def parse_search_options(kind: str) -> SearchOptions:
             raise ValueError(f"search option {key!r} given twice")
         if key in ("iterations", "batch"):
             values[key] = _positive_int(key, text)
+        elif key == "prior":
+            if text not in PRIORS:
+                raise ValueError(f"search option prior={text!r}: expected one of {', '.join(PRIORS)}")
+            values[key] = text
+        elif key == "c_puct":
+            values[key] = _float(key, text, 0.0, strict=False)
         elif key == "engine":
             if text not in ENGINES:
                 raise ValueError(f"search option engine={text!r}: expected one of {', '.join(ENGINES)}")
@@ -247,6 +264,29 @@ def _select_batch(children: list[_Node], done: int, size: int, c: float) -> list
     return chosen
 
 
+def _select_batch_puct(children: list[_Node], priors: list[float], size: int, c_puct: float) -> list[int]:
+    """Pick the root moves of ``size`` simulations by PUCT: the child maximizing
+    ``Q + c_puct * P * sqrt(N) / (1 + n)`` (``Q`` its mean value, 0 unvisited; ``P`` its prior;
+    ``n`` its visits; ``N`` the root's visits, at least 1), each pick counted at once as a
+    visit with a virtual loss (ties: the first move)."""
+    chosen: list[int] = []
+    total_visits = sum(child.visits for child in children)
+    for _ in range(size):
+        root_term = c_puct * math.sqrt(max(total_visits, 1))
+        index, best_value = 0, -math.inf
+        for i, child in enumerate(children):
+            mean = child.total / child.visits if child.visits else 0.0
+            value = mean + root_term * priors[i] / (1 + child.visits)
+            if value > best_value:
+                index, best_value = i, value
+        child = children[index]
+        child.visits += 1
+        child.total -= VIRTUAL_LOSS
+        total_visits += 1
+        chosen.append(index)
+    return chosen
+
+
 def load_hooks(game: str) -> SearchHooks:
     """Return the search hooks of a registered game.
 
@@ -301,6 +341,7 @@ class SearchAgent:
         self._plan: list[int] = []
         self._plan_state: Any = None
         self._playouts: Any = None
+        self._prior_policy: Any = None
         self._started = 0.0
         self.last_iterations = 0
         """Simulations run for the latest decision (for benchmarks)."""
@@ -452,6 +493,33 @@ class SearchAgent:
             self._playouts = BatchedPlayouts(self.env, self.hooks, self.options.batch, policy, seed=seed)
         return self._playouts
 
+    def root_priors(self, root_state: Any, me: int, prefixes: list[list[int]]) -> list[float]:
+        """The root moves' priors from the env's shipped policy: a softmax of its logits over
+        the legal first actions of the moves, a first action's share split evenly among the
+        moves that start with it.
+
+        Raises:
+            ValueError: when the env has no shipped policy, or its policy plays another
+                encoding than the env's.
+        """
+        if self._prior_policy is None:
+            from .pretrained import PretrainedAgent
+
+            agent = PretrainedAgent(self.env)
+            if agent.env is not None:
+                raise ValueError("search prior=pretrained needs a shipped policy of the env's own encoding")
+            self._prior_policy = agent.policy
+        encoding = self.env.encoding
+        decision = encoding.to_decision(root_state)
+        observation = np.asarray(encoding.observe(decision, me), dtype=np.float32)
+        logits = np.asarray(self._prior_policy.logits(observation[None, :])[0], dtype=np.float64)
+        firsts = [prefix[0] for prefix in prefixes]
+        legal = sorted(set(firsts))
+        weights = np.exp(logits[legal] - logits[legal].max())
+        share = dict(zip(legal, weights / weights.sum()))
+        counts = {action: firsts.count(action) for action in legal}
+        return [float(share[action] / counts[action]) for action in firsts]
+
     def _search_compiled(self, root_state: Any, root_moves: list[Any], me: int) -> Any:
         """Determinized UCB over the root's moves with batched playouts: ``batch`` simulations
         pick their root move by UCB1 (a pending simulation counts as a loss for its move,
@@ -463,6 +531,7 @@ class SearchAgent:
         encoding = self.env.encoding
         prefixes = [move_actions(encoding, root_state, move) for move in root_moves]
         children = [_Node() for _ in root_moves]
+        priors = self.root_priors(root_state, me, prefixes) if self.options.prior != "none" else None
         rng = self.rng
         c = self.options.c
         iterations, seconds = self.iterations, self.seconds
@@ -481,7 +550,10 @@ class SearchAgent:
                     if fits < MIN_TIMED_BATCH:
                         break
                     size = min(size, fits)
-            chosen = _select_batch(children, done, size, c)
+            if priors is None:
+                chosen = _select_batch(children, done, size, c)
+            else:
+                chosen = _select_batch_puct(children, priors, size, self.options.c_puct)
             states: list[Any] = []
             for k in range(size):
                 if k % SHARED_SIMULATIONS == 0:

@@ -254,3 +254,45 @@ def test_random_playouts_play_legal_actions_to_the_end(name):
     values = playouts.play([root] * 4, root, me)
     assert values.shape == (4,) and np.isfinite(values).all()
     assert playouts.steps >= 4
+
+
+def test_priors_change_the_visits_as_puct_says():
+    """Hand-checked PUCT picks (Q + c_puct * P * sqrt(N) / (1 + n), a virtual loss of 1 per
+    pick). Three moves with (visits, total) (2, 1.0), (1, 0.0), (1, 0.0), c_puct = 2, N = 4
+    (c_puct * sqrt(N) = 4):
+
+    * priors (0.1, 0.8, 0.1): scores 0.5 + 4 * 0.1 / 3 = 0.633, 0 + 4 * 0.8 / 2 = 1.6,
+      4 * 0.1 / 2 = 0.2: the second move; it becomes (2, -1.0), N = 5 (4.472): 0.5 + 0.447 / 3
+      = 0.649, -0.5 + 3.578 / 3 = 0.693, 0.447 / 2 = 0.224: the second again; (3, -2.0),
+      N = 6 (4.899): 0.5 + 0.490 / 3 = 0.663, -0.667 + 3.919 / 4 = 0.313, 0.490 / 2 = 0.245:
+      the first.
+    * uniform priors (1/3 each): 0.5 + 1.333 / 3 = 0.944, 1.333 / 2 = 0.667, 0.667: the first.
+    """
+    def children():
+        nodes = [search_module._Node() for _ in range(3)]
+        for node, (visits, total) in zip(nodes, [(2, 1.0), (1, 0.0), (1, 0.0)]):
+            node.visits, node.total = visits, total
+        return nodes
+
+    guided = children()
+    assert search_module._select_batch_puct(guided, [0.1, 0.8, 0.1], size=3, c_puct=2.0) == [1, 1, 0]
+    assert [node.visits for node in guided] == [3, 3, 1]
+    assert search_module._select_batch_puct(children(), [1 / 3] * 3, size=1, c_puct=2.0) == [0]
+
+
+@pytest.mark.parametrize("name", ["red7_v0", "gongzhu_v0", "haggis_v0", "haggle_v0"])
+def test_pretrained_priors_are_a_distribution_over_the_root_moves(name):
+    """The shipped policy's priors: one per root move, positive, summing to 1; the guided
+    search returns a legal move."""
+    raw = load(name).raw_env()
+    raw.reset(seed=0)
+    state = raw.game_state()
+    agent = SearchAgent(raw, "search:iterations=16:batch=8:prior=pretrained:c_puct=2", seed=0)
+    me = raw.rules.current_player(state)
+    root = agent.infoset(state, me)
+    moves = agent.searched_moves(root)
+    prefixes = [search_module.move_actions(raw.encoding, root, move) for move in moves]
+    priors = agent.root_priors(root, me, prefixes)
+    assert len(priors) == len(moves) and min(priors) > 0
+    assert sum(priors) == pytest.approx(1.0)
+    assert agent.choose_move(state) in raw.rules.legal_moves(state)

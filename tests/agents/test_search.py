@@ -84,6 +84,8 @@ def test_options_parse_from_the_agent_name():
         ("search:iterations=5:iterations=6", "twice"),
         ("search:engine=gpu", "engine"),
         ("search:batch=0", "batch"),
+        ("search:prior=oracle", "prior"),
+        ("search:c_puct=-1", "c_puct"),
     ],
 )
 def test_bad_options_raise_value_errors_naming_them(name, fragment):
