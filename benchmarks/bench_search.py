@@ -1,10 +1,13 @@
-"""Speed of the IS-MCTS search agent: time per decision and simulations per second, per game.
+"""Speed of the search agents: time per decision and simulations per second, per game.
 
-For each game it plays a few seeded games of the search agent (seat 0, or every seat in turn)
-against the heuristic and times every search decision on one core:
+For each game and each agent setting (default: the rules-engine search
+``search:engine=python`` and the default ``search``, whose playouts run in the batched
+engine, side by side in one run) it plays a few seeded games of the search agent (seat 0, or
+every seat in turn) against the heuristic and times every search decision on one core:
 
-* ``iters`` — simulations per decision of the setting measured (the default: the game's
-  spec's ``search_iterations``);
+* ``iters`` — simulations per decision of the setting measured (the Python engine's default:
+  the game's spec's ``search_iterations``; the compiled engine's: as many as 100 ms of CPU
+  allow);
 * ``ms/decision`` — mean, 95th percentile and maximum CPU time of one decision
   (``time.process_time``, so other work on a shared machine disturbs it as little as
   possible; wall time is printed too);
@@ -13,7 +16,7 @@ against the heuristic and times every search decision on one core:
 Decisions with a single searched move (no search) are not counted. Figures, not tests::
 
     python benchmarks/bench_search.py                    # every game, 2 games each
-    python benchmarks/bench_search.py --games 1 --envs red7_v0 --agent search:iterations=800
+    python benchmarks/bench_search.py --games 1 --envs red7_v0 --agents search:iterations=800
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ def measure(env_name: str, agent: str, games: int, seed: int) -> dict[str, float
         seat = game % n
         searcher = make_agent(agent, raw, seed=game)
         assert isinstance(searcher, SearchAgent)
+        if searcher.compiled:
+            searcher.playouts()  # the batched engine is built (and its kernels loaded) untimed
         choose = searcher.choose_move
 
         def timed(state: Any, choose: Any = choose, searcher: SearchAgent = searcher) -> Any:
@@ -79,22 +84,30 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--envs", default=",".join(ENVS), help="comma-separated env names")
-    parser.add_argument("--agent", default="search", help="search agent name with options")
+    parser.add_argument(
+        "--agents", default="search:engine=python,search", help="comma-separated search agent names"
+    )
     parser.add_argument("--games", type=int, default=2, help="games per env")
     parser.add_argument("--seed", type=int, default=0, help="first game's seed")
     args = parser.parse_args()
     machine = f"{platform.machine()}, {platform.processor() or 'cpu'}"
     print(f"machine: {machine}, {os.cpu_count()} cores, python {platform.python_version()}")
-    print(f"agent: {args.agent}; CPU time per decision (one core)\n")
-    print("| env | decisions | iters | mean ms | p95 ms | max ms | wall mean ms | sims/s |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"load average at start: {os.getloadavg()[0]:.2f}; CPU time per decision (one core)\n")
+    agents = args.agents.split(",")
+    print("| env | agent | decisions | iters | mean ms | p95 ms | max ms | wall mean ms | sims/s | ratio |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.envs.split(","):
-        r = measure(name, args.agent, args.games, args.seed)
-        print(
-            f"| {name} | {r['decisions']:.0f} | {r['iters']:.0f} | {r['mean_ms']:.1f} | {r['p95_ms']:.1f} | "
-            f"{r['max_ms']:.1f} | {r['wall_ms']:.1f} | {r['sims_per_s']:.0f} |",
-            flush=True,
-        )
+        first = None
+        for agent in agents:
+            r = measure(name, agent, args.games, args.seed)
+            first = first or r["sims_per_s"]
+            print(
+                f"| {name} | `{agent}` | {r['decisions']:.0f} | {r['iters']:.0f} | {r['mean_ms']:.1f} | "
+                f"{r['p95_ms']:.1f} | {r['max_ms']:.1f} | {r['wall_ms']:.1f} | {r['sims_per_s']:.0f} | "
+                f"{r['sims_per_s'] / first:.1f}x |",
+                flush=True,
+            )
+    print(f"\nload average at end: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

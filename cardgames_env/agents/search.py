@@ -33,6 +33,7 @@ Options go in the agent name: ``search``, ``search:iterations=800``, ``search:ti
 from __future__ import annotations
 
 import gc
+import heapq
 import math
 import time
 from collections.abc import Callable
@@ -52,6 +53,32 @@ SEARCH_KIND = "search"
 
 ROLLOUT_KINDS = ("policy", "random")
 
+ENGINES = ("compiled", "python")
+"""Where simulations run: ``compiled`` (playouts in the game's batched engine, the default)
+or ``python`` (every simulation on the rules engine)."""
+
+PRIORS = ("none", "pretrained")
+"""Where the compiled search's root priors come from (``none``: UCB1, no priors)."""
+
+DEFAULT_TIME = 0.1
+"""Seconds per decision of the compiled search when neither ``iterations`` nor ``time`` is set."""
+
+SHARED_SIMULATIONS = 4
+"""Simulations of one batch that share a determinization (the compiled search)."""
+
+FIRST_TIMED_BATCH = 32
+"""Simulations of the first batch of a timed decision (it measures the cost of one)."""
+
+TIMED_SHARE = 0.6
+"""Share of the time left that a timed decision's next batch is sized to fill (the cost of a
+simulation varies: the margin keeps decisions within the cap)."""
+
+MIN_TIMED_BATCH = 8
+"""A timed decision stops when fewer simulations than this fit in the time left."""
+
+VIRTUAL_LOSS = 1.0
+"""Loss a simulation counts on its path while its playout is pending (batched selection)."""
+
 
 @dataclass(frozen=True)
 class SearchOptions:
@@ -68,7 +95,14 @@ class SearchOptions:
         max_children: most moves searched at a decision of the searching seat (the game's
             preferred ones; ``0``: the game's default, its hooks' ``max_children``).
         epsilon: chance that a move of the light policy is replaced by a uniformly random
-            legal move (``0``: the game's policy alone).
+            legal move (``0``: the game's policy alone; in the tree only with the compiled
+            engine, whose playouts use the game's compiled heuristic).
+        engine: ``"compiled"`` (playouts stepped together in the game's batched engine) or
+            ``"python"`` (every simulation on the rules engine).
+        batch: simulations selected before their playouts run together (compiled engine).
+        prior: ``"none"`` (UCB1 over the root's moves) or ``"pretrained"``: PUCT at the root,
+            the moves' priors from the env's shipped policy (compiled engine).
+        c_puct: PUCT's exploration constant (with ``prior``).
     """
 
     iterations: int | None = None
@@ -77,10 +111,24 @@ class SearchOptions:
     rollout: str = "policy"
     max_children: int = 0
     epsilon: float = 0.0
+    engine: str = "compiled"
+    batch: int = 256
+    prior: str = "none"
+    c_puct: float = 1.5
+
+    def compiled(self, game: str) -> bool:
+        """Whether simulations of ``game`` run in its batched engine: ``engine=compiled`` and
+        a game with one (other games are searched on the rules engine)."""
+        return self.engine == "compiled" and registry.spec(game).kernel is not None
 
     def budget(self, game: str) -> tuple[int | None, float | None]:
-        """Return ``(iterations, seconds)`` for a game; ``None`` = no limit of that kind."""
+        """Return ``(iterations, seconds)`` for a game; ``None`` = no limit of that kind.
+
+        Without either: the compiled engine searches for :data:`DEFAULT_TIME` seconds, the
+        Python engine the game's ``search_iterations`` simulations."""
         if self.iterations is None and self.time is None:
+            if self.compiled(game):
+                return None, DEFAULT_TIME
             return registry.spec(game).search_iterations, None
         return self.iterations, self.time
 
@@ -110,7 +158,8 @@ def parse_search_options(kind: str) -> SearchOptions:
 
     Keys: ``iterations`` (positive int), ``time`` (seconds, > 0), ``c`` (>= 0), ``rollout``
     (``policy`` or ``random``), ``max_children`` (non-negative int; 0 = the game's default),
-    ``epsilon`` (0..1).
+    ``epsilon`` (0..1), ``engine`` (``compiled`` or ``python``), ``batch`` (positive int),
+    ``prior`` (``none`` or ``pretrained``), ``c_puct`` (>= 0).
 
     Raises:
         ValueError: naming the bad part for an unknown key, a malformed or repeated option,
@@ -120,7 +169,9 @@ def parse_search_options(kind: str) -> SearchOptions:
     if head != SEARCH_KIND:
         raise ValueError(f"not a search agent name: {kind!r}")
     values: dict[str, Any] = {}
-    known = ("iterations", "time", "c", "rollout", "max_children", "epsilon")
+    known = (
+        "iterations", "time", "c", "rollout", "max_children", "epsilon", "engine", "batch", "prior", "c_puct"
+    )
     for part in parts:
         key, sep, text = part.partition("=")
         key, text = key.strip(), text.strip()
@@ -130,8 +181,18 @@ def parse_search_options(kind: str) -> SearchOptions:
             raise ValueError(f"unknown search option {key!r}; known: {', '.join(known)}")
         if key in values:
             raise ValueError(f"search option {key!r} given twice")
-        if key == "iterations":
+        if key in ("iterations", "batch"):
             values[key] = _positive_int(key, text)
+        elif key == "prior":
+            if text not in PRIORS:
+                raise ValueError(f"search option prior={text!r}: expected one of {', '.join(PRIORS)}")
+            values[key] = text
+        elif key == "c_puct":
+            values[key] = _float(key, text, 0.0, strict=False)
+        elif key == "engine":
+            if text not in ENGINES:
+                raise ValueError(f"search option engine={text!r}: expected one of {', '.join(ENGINES)}")
+            values[key] = text
         elif key == "time":
             values[key] = _float(key, text, 0.0, strict=True)
         elif key == "c":
@@ -170,6 +231,60 @@ class _Node:
         self.visits = 0
         self.total = 0.0
         self.avail = 1
+
+
+def _select_batch(children: list[_Node], done: int, size: int, c: float) -> list[int]:
+    """Pick the root moves of ``size`` simulations (``done`` ran before): untried moves in
+    order, then UCB1 over the children, each pick counted at once as a visit with a virtual
+    loss. Within a batch the exploration term's ``log n`` is that of the batch's end, so a
+    pick changes only its own child's score (a heap of scores; ties: the first move)."""
+    chosen: list[int] = []
+    untried = min(max(len(children) - done, 0), size)
+    chosen.extend(range(done, done + untried))
+    for index in chosen:
+        children[index].visits += 1
+        children[index].total -= VIRTUAL_LOSS
+    rest = size - untried
+    if rest <= 0:
+        return chosen
+    log_n = math.log(done + size)
+
+    def score(child: _Node) -> float:
+        return child.total / child.visits + c * math.sqrt(log_n / child.visits)
+
+    heap = [(-score(child), i) for i, child in enumerate(children)]
+    heapq.heapify(heap)
+    for _ in range(rest):
+        _, index = heapq.heappop(heap)
+        child = children[index]
+        child.visits += 1
+        child.total -= VIRTUAL_LOSS
+        chosen.append(index)
+        heapq.heappush(heap, (-score(child), index))
+    return chosen
+
+
+def _select_batch_puct(children: list[_Node], priors: list[float], size: int, c_puct: float) -> list[int]:
+    """Pick the root moves of ``size`` simulations by PUCT: the child maximizing
+    ``Q + c_puct * P * sqrt(N) / (1 + n)`` (``Q`` its mean value, 0 unvisited; ``P`` its prior;
+    ``n`` its visits; ``N`` the root's visits, at least 1), each pick counted at once as a
+    visit with a virtual loss (ties: the first move)."""
+    chosen: list[int] = []
+    total_visits = sum(child.visits for child in children)
+    for _ in range(size):
+        root_term = c_puct * math.sqrt(max(total_visits, 1))
+        index, best_value = 0, -math.inf
+        for i, child in enumerate(children):
+            mean = child.total / child.visits if child.visits else 0.0
+            value = mean + root_term * priors[i] / (1 + child.visits)
+            if value > best_value:
+                index, best_value = i, value
+        child = children[index]
+        child.visits += 1
+        child.total -= VIRTUAL_LOSS
+        total_visits += 1
+        chosen.append(index)
+    return chosen
 
 
 def load_hooks(game: str) -> SearchHooks:
@@ -220,9 +335,14 @@ class SearchAgent:
         self.rollout = cast(Callable[[Any, np.random.Generator], Any], self.hooks.rollout)
         self.max_children = self.options.max_children or self.hooks.max_children
         self.iterations, self.seconds = self.options.budget(game)
+        self.compiled = self.options.compiled(game)
+        """Whether the simulations run in the game's batched engine."""
         self.rng = make_rng(seed)
         self._plan: list[int] = []
         self._plan_state: Any = None
+        self._playouts: Any = None
+        self._prior_policy: Any = None
+        self._started = 0.0
         self.last_iterations = 0
         """Simulations run for the latest decision (for benchmarks)."""
 
@@ -232,6 +352,7 @@ class SearchAgent:
         self._plan_state = None
         if seed is not None:
             self.rng = make_rng(seed)
+            self._playouts = None  # its streams come from the agent's
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """Return the next action of the move chosen by search in the env's current position.
@@ -265,6 +386,7 @@ class SearchAgent:
         (immutable states, the tree) form no reference cycles and are freed as they go, and
         a full collection in the middle of a decision would add tens of milliseconds to it.
         """
+        self._started = time.thread_time()
         self.rules.validate_state(state, self.env.config)
         paused = gc.isenabled()
         gc.disable()
@@ -312,6 +434,8 @@ class SearchAgent:
         self.last_iterations = 0
         if len(root_moves) == 1:
             return root_moves[0]
+        if self.compiled:
+            return self._search_compiled(root_state, root_moves, me)
         # The root's moves are the same in every determinization (the seat's own choice): its
         # children are a list aligned with them, tried in order, then picked by UCB1.
         children: list[_Node] = []
@@ -319,9 +443,9 @@ class SearchAgent:
         c = self.options.c
         policy = self.light_policy()
         iterations, seconds = self.iterations, self.seconds
-        deadline = time.perf_counter() + seconds if seconds is not None else math.inf
+        deadline = time.thread_time() + seconds if seconds is not None else math.inf
         done = 0
-        while (iterations is None or done < iterations) and (done == 0 or time.perf_counter() < deadline):
+        while (iterations is None or done < iterations) and (done == 0 or time.thread_time() < deadline):
             if len(children) < len(root_moves):
                 index = len(children)
                 children.append(_Node())
@@ -341,6 +465,107 @@ class SearchAgent:
             if key > best_key:
                 best, best_key = move, key
         return best
+
+    @staticmethod
+    def _most_visited(root_moves: list[Any], children: list[_Node]) -> Any:
+        """The root's most visited move (ties: the higher mean value, then the first)."""
+        best, best_key = root_moves[0], (-1, -math.inf)
+        for move, child in zip(root_moves, children):
+            if not child.visits:
+                continue
+            key = (child.visits, child.total / child.visits)
+            if key > best_key:
+                best, best_key = move, key
+        return best
+
+    def _no_heuristic(self) -> bool:
+        """Whether the game lacks a compiled heuristic (its playouts are then random)."""
+        return registry.spec(self.game).heuristic is None
+
+    def playouts(self) -> Any:
+        """The batched engine that plays the compiled search's simulations out (built on
+        first use: :class:`~cardgames_env.agents.playouts.BatchedPlayouts`)."""
+        if self._playouts is None:
+            from .playouts import BatchedPlayouts
+
+            policy = "random" if self.options.rollout == "random" or self._no_heuristic() else "heuristic"
+            seed = int(self.rng.integers(2**62))
+            self._playouts = BatchedPlayouts(self.env, self.hooks, self.options.batch, policy, seed=seed)
+        return self._playouts
+
+    def root_priors(self, root_state: Any, me: int, prefixes: list[list[int]]) -> list[float]:
+        """The root moves' priors from the env's shipped policy: a softmax of its logits over
+        the legal first actions of the moves, a first action's share split evenly among the
+        moves that start with it.
+
+        Raises:
+            ValueError: when the env has no shipped policy, or its policy plays another
+                encoding than the env's.
+        """
+        if self._prior_policy is None:
+            from .pretrained import PretrainedAgent
+
+            agent = PretrainedAgent(self.env)
+            if agent.env is not None:
+                raise ValueError("search prior=pretrained needs a shipped policy of the env's own encoding")
+            self._prior_policy = agent.policy
+        encoding = self.env.encoding
+        decision = encoding.to_decision(root_state)
+        observation = np.asarray(encoding.observe(decision, me), dtype=np.float32)
+        logits = np.asarray(self._prior_policy.logits(observation[None, :])[0], dtype=np.float64)
+        firsts = [prefix[0] for prefix in prefixes]
+        legal = sorted(set(firsts))
+        weights = np.exp(logits[legal] - logits[legal].max())
+        share = dict(zip(legal, weights / weights.sum()))
+        counts = {action: firsts.count(action) for action in legal}
+        return [float(share[action] / counts[action]) for action in firsts]
+
+    def _search_compiled(self, root_state: Any, root_moves: list[Any], me: int) -> Any:
+        """Determinized UCB over the root's moves with batched playouts: ``batch`` simulations
+        pick their root move by UCB1 (a pending simulation counts as a loss for its move,
+        the virtual loss, so the batch spreads over the moves), each on a determinization
+        of the seat's information set (one determinization serves :data:`SHARED_SIMULATIONS`
+        simulations of a batch); the batched engine loads them, plays the chosen moves and
+        then the playouts, all slots together, and the values are backed up."""
+        playouts = self.playouts()
+        encoding = self.env.encoding
+        prefixes = [move_actions(encoding, root_state, move) for move in root_moves]
+        children = [_Node() for _ in root_moves]
+        priors = self.root_priors(root_state, me, prefixes) if self.options.prior != "none" else None
+        rng = self.rng
+        c = self.options.c
+        iterations, seconds = self.iterations, self.seconds
+        deadline = self._started + seconds if seconds is not None else math.inf  # from choose_move's start
+        done = 0
+        per_simulation = 0.0
+        while iterations is None or done < iterations:
+            now = time.thread_time()
+            size = playouts.slots if iterations is None else min(playouts.slots, iterations - done)
+            if seconds is not None:  # batches sized to end by the deadline
+                if not done:
+                    size = min(size, FIRST_TIMED_BATCH)
+                else:
+                    left = TIMED_SHARE * (deadline - now)
+                    fits = int(left / per_simulation) if per_simulation > 0 else size
+                    if fits < MIN_TIMED_BATCH:
+                        break
+                    size = min(size, fits)
+            if priors is None:
+                chosen = _select_batch(children, done, size, c)
+            else:
+                chosen = _select_batch_puct(children, priors, size, self.options.c_puct)
+            states: list[Any] = []
+            for k in range(size):
+                if k % SHARED_SIMULATIONS == 0:
+                    determinization = self.resample(root_state, me, rng)
+                states.append(determinization)
+            values = playouts.play(states, root_state, me, [prefixes[index] for index in chosen])
+            for index, value in zip(chosen, values):
+                children[index].total += VIRTUAL_LOSS + float(value)
+            done += size
+            per_simulation = (time.thread_time() - now) / size
+        self.last_iterations = done
+        return self._most_visited(root_moves, children)
 
     def _iterate(
         self, first: _Node, move: Any, root_state: Any, me: int, policy: Any, rng: np.random.Generator

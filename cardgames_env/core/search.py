@@ -29,6 +29,11 @@ default that knows no game:
 * ``apply(state, move)``: the rules' ``apply_move`` without its legality check, for moves the
   search took from the legal moves (default: ``apply_move``). Only speed: checking a move can
   cost as much as listing the legal moves.
+* ``dealt_value(root, state, player)``: the value of a simulation that reached the horizon,
+  read from the state the next deal starts from (the finished round's result is recorded in
+  it). The compiled playouts (:mod:`cardgames_env.agents.playouts`) need it to stop at the
+  horizon: a batched engine deals the next round in the same step that ends one. Without it
+  they play on to the end of the game.
 """
 
 from __future__ import annotations
@@ -61,6 +66,9 @@ class SearchHooks:
             stopped, in about ``[-1, 1]``; ``root`` is the searched position (``None``: the
             rules' ``returns`` for ``player``).
         apply: ``apply(state, move)`` for a move known to be legal (``None``: ``apply_move``).
+        dealt_value: ``dealt_value(root, state, player)``, ``value`` of the horizon just
+            passed, read from the state at the start of the next deal (``None``: compiled
+            playouts run to the end of the game).
     """
 
     infoset: Callable[[Any, int], Any] | None = None
@@ -71,6 +79,7 @@ class SearchHooks:
     horizon: Callable[[Any, int], bool] | None = None
     value: Callable[[Any, Any, int], float] | None = None
     apply: Callable[[Any, Any], Any] | None = None
+    dealt_value: Callable[[Any, Any, int], float] | None = None
 
     def __post_init__(self) -> None:
         limit = self.max_children

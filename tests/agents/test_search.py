@@ -64,7 +64,10 @@ def test_options_parse_from_the_agent_name():
     assert parse_search_options("search:time=0.2").time == 0.2
     both = parse_search_options("search:iterations=50:c=1.5:rollout=random:max_children=4")
     assert (both.iterations, both.c, both.rollout, both.max_children) == (50, 1.5, "random", 4)
-    assert SearchOptions().budget("red7")[0] is not None  # the default is a count: reproducible
+    # The Python engine's default is a count (reproducible), the compiled one's a time cap.
+    assert SearchOptions(engine="python").budget("red7")[0] is not None
+    assert SearchOptions().budget("red7") == (None, 0.1)
+    assert parse_search_options("search:engine=python:batch=7") == SearchOptions(engine="python", batch=7)
     assert SearchOptions(time=0.1).budget("red7") == (None, 0.1)
 
 
@@ -79,6 +82,10 @@ def test_options_parse_from_the_agent_name():
         ("search:c=nan", "c"),
         ("search:iterations", "key=value"),
         ("search:iterations=5:iterations=6", "twice"),
+        ("search:engine=gpu", "engine"),
+        ("search:batch=0", "batch"),
+        ("search:prior=oracle", "prior"),
+        ("search:c_puct=-1", "c_puct"),
     ],
 )
 def test_bad_options_raise_value_errors_naming_them(name, fragment):
@@ -124,8 +131,9 @@ def test_canonical_state_depends_only_on_the_seats_information(name, options):
         assert set(agent.searched_moves(state)) <= set(rules.legal_moves(state))
 
 
+@pytest.mark.parametrize("engine", ["python", "compiled"])
 @pytest.mark.parametrize("name", ALL_ENVS)
-def test_no_peeking_same_move_when_only_hidden_cards_differ(name):
+def test_no_peeking_same_move_when_only_hidden_cards_differ(name, engine):
     """Two states that differ only in what the seat to move cannot see (its hidden cards
     re-dealt) give the same move under the same seed."""
     raw = load(name).raw_env()
@@ -137,8 +145,9 @@ def test_no_peeking_same_move_when_only_hidden_cards_differ(name):
         other = rules.resample_hidden(state, player, rng)
         if other == state:
             continue
-        a = SearchAgent(raw, "search:iterations=16", seed=5).choose_move(state)
-        b = SearchAgent(raw, "search:iterations=16", seed=5).choose_move(other)
+        spec = f"search:engine={engine}:iterations=16:batch=8"
+        a = SearchAgent(raw, spec, seed=5).choose_move(state)
+        b = SearchAgent(raw, spec, seed=5).choose_move(other)
         assert a == b
         checked += 1
     assert checked >= 2
@@ -147,33 +156,35 @@ def test_no_peeking_same_move_when_only_hidden_cards_differ(name):
 # -- play -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("engine", ["python", "compiled"])
 @pytest.mark.parametrize(("name", "options"), VARIANTS)
-def test_search_plays_only_legal_actions(name, options):
+def test_search_plays_only_legal_actions(name, options, engine):
     """Whole (turn-limited) games in every variant: the raw env raises on an illegal action."""
     env = load(name).raw_env(max_steps=120, **options)
     n = len(env.possible_agents)
-    agents = [
-        make_agent("search:iterations=6" if s % 2 == 0 else "random", env, seed=s) for s in range(n)
-    ]
+    spec = f"search:engine={engine}:iterations=6:batch=4"
+    agents = [make_agent(spec if s % 2 == 0 else "random", env, seed=s) for s in range(n)]
     record = play_game(env, agents, seed=1)
     assert record.steps > 0 and not env.agents
 
 
+@pytest.mark.parametrize("engine", ["python", "compiled"])
 @pytest.mark.parametrize("name", ["red7_v0", "jaipur_v0"])
-def test_search_is_reproducible_under_a_seed(name):
+def test_search_is_reproducible_under_a_seed(name, engine):
     env = load(name).raw_env(max_steps=40)
     n = len(env.possible_agents)
     records = []
     for _ in range(2):
-        agents = [make_agent("search:iterations=8", env, seed=s) for s in range(n)]
+        agents = [make_agent(f"search:engine={engine}:iterations=8", env, seed=s) for s in range(n)]
         records.append(play_game(env, agents, seed=4))
     assert records[0] == records[1]
 
 
-def test_time_budget_runs_at_least_one_simulation():
+@pytest.mark.parametrize("engine", ["python", "compiled"])
+def test_time_budget_runs_at_least_one_simulation(engine):
     env = load("gongzhu_v0").raw_env()
     env.reset(seed=0)
-    agent = SearchAgent(env, "search:time=0.01", seed=0)
+    agent = SearchAgent(env, f"search:engine={engine}:time=0.01", seed=0)
     state = env.game_state()
     move = agent.choose_move(state)
     assert move in env.rules.legal_moves(state)
@@ -249,7 +260,7 @@ def test_a_decision_pauses_the_collector_and_restores_its_setting(enabled, monke
 
     raw = load("red7_v0").raw_env()
     raw.reset(seed=3)
-    agent = SearchAgent(raw, "search:iterations=20", seed=0)
+    agent = SearchAgent(raw, "search:engine=python:iterations=20", seed=0)
     seen: list[bool] = []
     real_iterate = agent._iterate
 
@@ -273,14 +284,15 @@ def test_a_decision_pauses_the_collector_and_restores_its_setting(enabled, monke
 
 
 def search_decisions() -> dict[str, list[str]]:
-    """The moves of ``search:iterations=40`` (seed = the position's index) in
+    """The moves of ``search:engine=python:iterations=40`` (seed = the position's index) in
     :func:`positions` (up to 12) of every test variant, keyed ``"<env>-<variant index>"``."""
     decisions = {}
     for name in ALL_ENVS:
         for i, options in enumerate(load(name).TEST_VARIANTS):
             raw = load(name).raw_env(**options)
             found = positions(name, options, limit=6)
-            agents = [SearchAgent(raw, "search:iterations=40", seed=k) for k in range(len(found))]
+            spec = "search:engine=python:iterations=40"
+            agents = [SearchAgent(raw, spec, seed=k) for k in range(len(found))]
             decisions[f"{name}-{i}"] = [str(agent.choose_move(state)) for agent, state in zip(agents, found)]
     return decisions
 

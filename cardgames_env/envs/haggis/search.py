@@ -103,6 +103,13 @@ def value(root: hg.State, state: hg.State, player: int) -> float:
     return math.tanh((points[player] - points[1 - player]) / 30)
 
 
+def dealt_value(root: hg.State, state: hg.State, player: int) -> float:
+    """:func:`value` of the hand just finished, read from the state the next hand starts from:
+    the hand's points are what the totals gained since ``root`` (a position of that hand)."""
+    gained = [state.totals[seat] - root.totals[seat] for seat in (0, 1)]
+    return math.tanh((gained[player] - gained[1 - player]) / 30)
+
+
 HOOKS = SearchHooks(
     infoset=canonical,
     resample=hg.resample_hidden,
@@ -111,5 +118,6 @@ HOOKS = SearchHooks(
     max_children=10,
     horizon=hand_over,
     value=value,
+    dealt_value=dealt_value,
 )
 """Haggis' search hooks."""

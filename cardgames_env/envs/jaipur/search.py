@@ -147,6 +147,17 @@ def value(root: jp.State, state: jp.State, player: int) -> float:
     return 0.4 * math.tanh((rupees[player] - rupees[1 - player]) / 25)
 
 
+def dealt_value(root: jp.State, state: jp.State, player: int) -> float:
+    """:func:`value` of the round just finished, read from the state the next round starts
+    from (its result is the last of ``history``)."""
+    if len(state.history) <= len(root.history):
+        return value(root, state, player)
+    result = state.history[-1]
+    gap = result.rupees[player] - result.rupees[1 - player]
+    seal = 1.0 if result.seal == player else -1.0 if result.seal >= 0 else 0.0
+    return 0.6 * seal + 0.4 * math.tanh(gap / 25)
+
+
 HOOKS = SearchHooks(
     infoset=canonical,
     resample=jp.resample_hidden,
@@ -155,5 +166,6 @@ HOOKS = SearchHooks(
     max_children=10,
     horizon=round_over,
     value=value,
+    dealt_value=dealt_value,
 )
 """Jaipur's search hooks."""

@@ -15,6 +15,7 @@ from cardgames_env.core.search import SearchHooks
 from . import rules as r7
 from .cards import CARD_COLOUR
 from .encoding import move_action
+from .heuristic import PREFERENCE
 from .scoring import strengths
 
 
@@ -45,16 +46,11 @@ def canonical(state: r7.State, player: int) -> r7.State:
 
 
 @functools.lru_cache(maxsize=1 << 12)
-def move_key(move: r7.Move) -> tuple:
-    """The heuristic's preference: fewest cards spent, then the lowest, then the action id;
-    giving up last."""
-    if isinstance(move, (r7.Play, r7.Discard)):
-        spent: tuple[int, ...] = (move.card,)
-    elif isinstance(move, r7.PlayDiscard):
-        spent = tuple(sorted((move.play, move.discard), reverse=True))
-    else:
-        spent = ()
-    return (isinstance(move, r7.GiveUp), len(spent), spent, move_action(move))
+def move_key(move: r7.Move) -> tuple[bool, int]:
+    """The heuristic's preference (:data:`~cardgames_env.envs.red7.heuristic.PREFERENCE`, the
+    one statement of it): fewest cards spent, then the lowest, then the action id; giving up
+    last."""
+    return (isinstance(move, r7.GiveUp), int(PREFERENCE[move_action(move)]))
 
 
 def ordered_moves(state: r7.State) -> list[r7.Move]:

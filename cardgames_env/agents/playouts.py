@@ -1,0 +1,219 @@
+"""Playouts in a batched engine: many rules states played to their end at once, in compiled code.
+
+:class:`BatchedPlayouts` holds a batched engine of the game (``GameSpec.kernel``) and the
+game's compiled heuristic (``GameSpec.heuristic``, deciding every slot in one call). Given
+rules states with a seat to move (determinizations, leaves of a search tree), it loads each
+into a slot and steps all the slots together, every seat moved by the playout policy, until
+each slot's simulation ends:
+
+* at the end of the game: the slot's finished game (``final_state``; a chance event left
+  after the last move, such as a scoring draw, dealt by the rules) is scored by the search
+  hooks' ``value`` (the rules' ``returns`` without one);
+* at a chance event (the engine deals a new round or hand: the slot's random stream moves),
+  when the game's hooks have a ``dealt_value``: it scores the state the new deal starts from
+  (the finished round's result is part of it). Without that hook the slot plays on to the
+  end of the game with the engine's own deals;
+* after :data:`MAX_PLAYOUT_STEPS` engine steps: the slot's current state is scored by ``value``.
+
+The engine only ever holds the states it is given: a search hands it determinizations of its
+seat's information set, never the real deal.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from cardgames_env import registry
+from cardgames_env.core.game import CHANCE
+from cardgames_env.core.search import SearchHooks
+
+MAX_PLAYOUT_STEPS = 2000
+"""Most engine steps of one playout before its slot is scored as it stands."""
+
+PLAYOUT_POLICIES = ("heuristic", "random")
+"""Policies that can move every seat in a playout."""
+
+
+class BatchedPlayouts:
+    """Plays rules states to the end of their simulations in a batched engine.
+
+    Args:
+        env: the raw AEC env whose game and variant are played (its ``config``).
+        hooks: the game's search hooks (``value`` and ``dealt_value`` score the playouts).
+        slots: most states played at once (the engine's slot count).
+        policy: ``"heuristic"`` (the game's compiled heuristic) or ``"random"``.
+        seed: seed of the engine's random streams and of the policy's tie-breaks.
+
+    Raises:
+        ValueError: for a game without a batched engine or heuristic, or a bad policy name.
+    """
+
+    def __init__(
+        self, env: Any, hooks: SearchHooks, slots: int, policy: str = "heuristic", seed: int | None = 0
+    ):
+        game = registry.spec(env.info.name)
+        if game.kernel is None:
+            raise ValueError(f"{game.env_name} has no batched engine to play out simulations")
+        if policy not in PLAYOUT_POLICIES:
+            raise ValueError(f"playout policy {policy!r}: expected one of {', '.join(PLAYOUT_POLICIES)}")
+        options = {f.name: getattr(env.config, f.name) for f in dataclasses.fields(env.config)}
+        kernel = game.load("kernel")
+        self.engine = kernel(slots, seed=seed, max_steps=MAX_PLAYOUT_STEPS, **options)
+        self.rules = env.rules
+        self.hooks = hooks
+        self.slots = int(slots)
+        self._rows = self._slot_arrays(kernel(1, seed=0, max_steps=MAX_PLAYOUT_STEPS, **options))
+        self.num_players = self.engine.num_players
+        self.rng = np.random.default_rng(seed)
+        self.policy: Any = None
+        if policy == "heuristic":
+            if game.heuristic is None:
+                raise ValueError(f"{game.env_name} has no heuristic to play out simulations")
+            self.policy = game.load("heuristic")(self.engine.encoding, seed=seed)
+        seats = self.slots * self.num_players
+        self._keys = np.arange(seats, dtype=np.int64).reshape(self.slots, self.num_players)
+        self.steps = 0
+        """Engine steps taken so far (every slot's move counts once)."""
+
+    def _slot_arrays(self, probe: Any) -> list[np.ndarray]:
+        """The engine's arrays that hold one row per slot (slot state, outputs, history):
+        those whose first dimension is the slot count here and 1 in a one-slot ``probe``.
+        The random streams and turn counters stay each slot's own."""
+        if self.slots == 1:
+            return []
+        rows = []
+        for name, array in vars(self.engine).items():
+            other = getattr(probe, name, None)
+            if (
+                name not in ("rng_state", "steps")
+                and isinstance(array, np.ndarray) and isinstance(other, np.ndarray)
+                and array.ndim >= 1 and array.shape[0] == self.slots and other.shape[0] == 1
+                and array.flags.writeable
+            ):
+                rows.append(array)
+        return rows
+
+    def finished_value(self, root: Any, state: Any, player: int) -> float:
+        """``player``'s value of a finished game: a chance event the engine left to its own
+        stream (a scoring draw after the last move) is first dealt by the rules."""
+        rules = self.rules
+        while rules.current_player(state) == CHANCE:
+            state = rules.apply_deal(state, rules.sample_deal(state, self.rng))
+        return self._value(root, state, player)
+
+    def _value(self, root: Any, state: Any, player: int) -> float:
+        value = self.hooks.value
+        return float(value(root, state, player) if value is not None else self.rules.returns(state)[player])
+
+    def policy_actions(self, active: np.ndarray) -> np.ndarray:
+        """The playout policy's action in every slot of ``active`` (0 in the others)."""
+        engine = self.engine
+        actions = np.zeros(self.slots, dtype=np.int64)
+        every = bool(active.all())
+        rows = slice(None) if every else np.flatnonzero(active)
+        if self.policy is None:
+            masks = engine.mask[rows]
+            legal_rows, columns = np.nonzero(masks)  # row-major: each row's legal actions in order
+            counts = np.bincount(legal_rows, minlength=masks.shape[0])
+            starts = np.cumsum(counts) - counts
+            actions[rows] = columns[starts + (self.rng.random(masks.shape[0]) * counts).astype(np.int64)]
+            return actions
+        keys = self._keys[np.arange(self.slots), engine.player][rows]
+        legal_index = getattr(engine, "legal_index", None)
+        act_legal = getattr(self.policy, "act_legal", None)
+        if act_legal is not None and legal_index is not None:
+            actions[rows] = act_legal(engine.obs[rows], legal_index[rows], engine.legal_count[rows], keys)
+        else:
+            actions[rows] = self.policy.act_batch(engine.obs[rows], engine.mask[rows], keys)
+        return actions
+
+    def play(
+        self, states: Sequence[Any], root: Any, player: int, prefixes: Sequence[Sequence[int]] | None = None
+    ) -> np.ndarray:
+        """Play each state (a seat to move) to the end of its simulation; return ``player``'s
+        values (float64, one per state, in about ``[-1, 1]``).
+
+        Args:
+            states: at most ``slots`` rules states of the env's game and variant (one state
+                object may stand for several slots).
+            root: the searched position (handed to the hooks' ``value``).
+            player: the seat whose values are returned.
+            prefixes: optional actions played first in each slot, in the engine's encoding
+                (a move chosen by the search: one action, or its sub-steps), each legal where
+                it is played; then the playout policy moves every seat.
+
+        Raises:
+            ValueError: for more states than slots, a state the engine cannot load, or a
+                prefix action that is illegal in its slot.
+        """
+        count = len(states)
+        if count > self.slots:
+            raise ValueError(f"{count} states for {self.slots} playout slots")
+        engine = self.engine
+        first: dict[int, int] = {}
+        sources, copies = [], []
+        for i, state in enumerate(states):
+            seen = first.get(id(state))
+            if seen is None or not self._rows:
+                # States reached by rules moves from a checked position: the engine's load
+                # without its second check of every field (``VectorEnv.load`` checks them).
+                engine._load(i, state)
+                first[id(state)] = i
+            else:  # the same state again: its slot's rows copied
+                sources.append(seen)
+                copies.append(i)
+        if copies:
+            for array in self._rows:
+                array[copies] = array[sources]
+        engine.steps[:count] = 0
+        if self.policy is not None and hasattr(self.policy, "end_games"):
+            self.policy.end_games(self._keys.reshape(-1))
+        values = np.zeros(count, dtype=np.float64)
+        live = np.zeros(self.slots, dtype=np.bool_)
+        live[:count] = True
+        streams = engine.rng_state.copy()
+        if prefixes is not None:
+            longest = max((len(p) for p in prefixes), default=0)
+            for t in range(longest):
+                actions = np.zeros(self.slots, dtype=np.int64)
+                moving = np.zeros(self.slots, dtype=np.bool_)
+                for i, prefix in enumerate(prefixes):
+                    if len(prefix) > t and live[i]:
+                        actions[i] = prefix[t]
+                        moving[i] = True
+                self._step(actions, moving, live, streams, values, root, player)
+        steps = 0
+        while live.any():
+            self._step(self.policy_actions(live), live.copy(), live, streams, values, root, player)
+            steps += 1
+            if steps >= MAX_PLAYOUT_STEPS:
+                for slot in np.flatnonzero(live):
+                    values[slot] = self._value(root, engine.state(int(slot)), player)
+                break
+        return values
+
+    def _step(
+        self, actions: np.ndarray, moving: np.ndarray, live: np.ndarray, streams: np.ndarray,
+        values: np.ndarray, root: Any, player: int,
+    ) -> None:
+        """Step the ``moving`` slots; score and retire (``live``) those whose simulation ended."""
+        engine = self.engine
+        engine.step(actions, moving)
+        self.steps += int(moving.sum())
+        ended = moving & (engine.done | engine.truncated)
+        for i in np.flatnonzero(ended):
+            values[i] = self.finished_value(root, engine.final_state(int(i)), player)
+        live &= ~ended
+        dealt_value: Callable[[Any, Any, int], float] | None = self.hooks.dealt_value
+        if dealt_value is not None:
+            dealt = live & moving & (engine.rng_state != streams)
+            for i in np.flatnonzero(dealt):
+                values[i] = float(dealt_value(root, engine.state(int(i)), player))
+            live &= ~dealt
+
+
+__all__ = ["MAX_PLAYOUT_STEPS", "PLAYOUT_POLICIES", "BatchedPlayouts"]

@@ -1,0 +1,298 @@
+"""The compiled search's playouts: a playout in the batched engine is the rules engine's playout
+of the same determinization and the same choices, the engine only ever holds states of the
+searching seat's information set, and the search keeps to its time cap."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+from cardgames_env.agents import playouts as playouts_module
+from cardgames_env.agents import search as search_module
+from cardgames_env.agents.playouts import BatchedPlayouts
+from cardgames_env.agents.search import SearchAgent, load_hooks
+from cardgames_env.core.game import CHANCE
+from cardgames_env.registry import ALL_ENVS, load
+
+from .test_search import VARIANTS, positions
+
+
+def _rules_value(hooks, rules, root, state, player):
+    return hooks.value(root, state, player) if hooks.value is not None else rules.returns(state)[player]
+
+
+@pytest.mark.parametrize(("name", "options"), VARIANTS)
+def test_a_compiled_playout_is_the_rules_playout_move_by_move(name, options):
+    """From determinizations of the seat to move, the engine's playout (the compiled heuristic
+    choosing for every seat) and the rules engine fed the same actions pass through the same
+    states with the same legal actions; at the end of the game they agree on the final state
+    and its value, and at a new deal the engine's ``dealt_value`` equals the rules' ``value``
+    of the state where the round ended."""
+    raw = load(name).raw_env(**options)
+    rules, encoding = raw.rules, raw.encoding
+    hooks = load_hooks(raw.info.name)
+    rng = np.random.default_rng(5)
+    playouts = BatchedPlayouts(raw, hooks, slots=1, seed=3)
+    engine = playouts.engine
+    live = np.ones(1, dtype=np.bool_)
+    endings = {"end": 0, "deal": 0}
+    for root in positions(name, options, games=2, every=2, limit=3):
+        me = rules.current_player(root)
+        determinization = hooks.resample(hooks.infoset(root, me), me, rng)
+        engine.load(0, determinization)
+        if hasattr(playouts.policy, "end_games"):
+            playouts.policy.end_games(np.arange(engine.num_players))
+        decision = encoding.to_decision(determinization)
+        stream = engine.rng_state.copy()
+        for _ in range(3000):
+            assert engine.state(0) == encoding.rules_state(decision)
+            assert np.array_equal(engine.mask[0], encoding.legal_action_mask(decision).astype(bool))
+            action = int(playouts.policy_actions(live)[0])
+            decision = encoding.apply_action(decision, action)
+            engine.step(np.array([action]))
+            state = encoding.rules_state(decision)
+            if engine.done[0]:
+                assert rules.current_player(state) < 0 or engine.truncated[0]
+                final = engine.final_state(0)
+                assert final == state
+                # The playouts score it as the Python search does: a pending chance event
+                # (a scoring draw) dealt by the rules, then the value hook.
+                seed = int(rng.integers(1 << 30))
+                playouts.rng = np.random.default_rng(seed)
+                got = playouts.finished_value(determinization, final, me)
+                deal_rng = np.random.default_rng(seed)
+                while rules.current_player(state) == CHANCE:
+                    state = rules.apply_deal(state, rules.sample_deal(state, deal_rng))
+                assert rules.current_player(state) < 0 and rules.current_player(state) != CHANCE
+                assert got == _rules_value(hooks, rules, determinization, state, me)
+                endings["end"] += 1
+                break
+            if rules.current_player(state) == CHANCE:
+                assert (engine.rng_state != stream).all()  # the engine dealt the next round
+                if hooks.dealt_value is not None:
+                    expected = hooks.value(determinization, state, me)
+                    assert hooks.dealt_value(determinization, engine.state(0), me) == pytest.approx(expected)
+                endings["deal"] += 1
+                break
+            assert (engine.rng_state == stream).all()  # no chance event inside a round
+        else:
+            pytest.fail("a playout did not end")
+    assert sum(endings.values()) >= 2
+
+
+def _recording_loads(monkeypatch, agent):
+    """Record every state the agent's batched engine is given."""
+    loaded: list = []
+    engine = agent.playouts().engine
+    real_load = engine._load
+
+    def recording(i, state):
+        loaded.append(state)
+        return real_load(i, state)
+
+    monkeypatch.setattr(engine, "_load", recording)
+    return loaded
+
+
+@pytest.mark.parametrize(("name", "options"), VARIANTS)
+def test_the_engine_only_holds_states_of_the_seats_information_set(name, options, monkeypatch):
+    """Every state the compiled search loads into its engine is in the searching seat's
+    information set (same canonical state as the position searched): a determinization
+    never contradicts what the seat has seen."""
+    raw = load(name).raw_env(**options)
+    rules = raw.rules
+    hooks = load_hooks(raw.info.name)
+    checked = 0
+    for state in positions(name, options, games=1, every=3, limit=3):
+        me = rules.current_player(state)
+        agent = SearchAgent(raw, "search:iterations=24:batch=8", seed=1)
+        loaded = _recording_loads(monkeypatch, agent)
+        move = agent.choose_move(state)
+        assert move in rules.legal_moves(state)
+        canonical = hooks.infoset(state, me)
+        for determinization in loaded:
+            assert rules.current_player(determinization) == me
+            assert hooks.infoset(determinization, me) == canonical
+            checked += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_the_real_hidden_cards_never_reach_the_engine(name, monkeypatch):
+    """The engine's states are the same whichever consistent hidden cards the real position
+    holds (two positions of one information set, the same seed)."""
+    raw = load(name).raw_env()
+    rules = raw.rules
+    rng = np.random.default_rng(2)
+    compared = 0
+    for state in positions(name, {}, games=2, every=3, limit=2):
+        player = rules.current_player(state)
+        other = rules.resample_hidden(state, player, rng)
+        if other == state:
+            continue
+        runs = []
+        for position in (state, other):
+            agent = SearchAgent(raw, "search:iterations=16:batch=8", seed=4)
+            loaded = _recording_loads(monkeypatch, agent)
+            runs.append((agent.choose_move(position), loaded))
+        assert runs[0][0] == runs[1][0]
+        assert runs[0][1] == runs[1][1]
+        compared += 1
+    assert compared >= 1
+
+
+class _Clock:
+    """A CPU clock that advances a fixed step at every reading."""
+
+    def __init__(self, step: float):
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def test_the_time_cap_bounds_the_simulations(monkeypatch):
+    """With a clock that advances 10 ms at each reading, a 50 ms cap allows a first batch
+    and then only batches that the measured cost per simulation fits in the time left."""
+    env = load("red7_v0").raw_env()
+    env.reset(seed=0)
+    clock = _Clock(0.01)
+    monkeypatch.setattr(search_module.time, "thread_time", clock)
+    agent = SearchAgent(env, "search:time=0.05:batch=64", seed=0)
+    agent.playouts()
+    state = env.game_state()
+    move = agent.choose_move(state)
+    assert move in env.rules.legal_moves(state)
+    # Readings: the decision's start (deadline 0.06), the batches' starts and ends (10 ms
+    # apart): the first batch (32) starts at 0.02 and costs 10 ms, 0.3125 ms a simulation;
+    # the second starts at 0.04 with 20 ms left, sized to fill 60% of it (12 ms: 38
+    # simulations); the third would start at 0.06, the deadline, with no time left.
+    assert search_module.FIRST_TIMED_BATCH == 32 and search_module.TIMED_SHARE == 0.6
+    assert agent.last_iterations == 32 + 38
+
+
+def test_a_playout_past_the_step_limit_is_scored_where_it_stands(monkeypatch):
+    """A playout cut at the step limit gets the value of the position it reached."""
+    raw = load("gongzhu_v0").raw_env()
+    raw.reset(seed=1)
+    hooks = load_hooks("gongzhu_v0")
+    monkeypatch.setattr(playouts_module, "MAX_PLAYOUT_STEPS", 3)
+    playouts = BatchedPlayouts(raw, hooks, slots=2, seed=0)
+    root = raw.game_state()
+    me = raw.rules.current_player(root)
+    values = playouts.play([root, root], root, me)
+    assert values.shape == (2,)
+    assert np.allclose(values, hooks.value(root, playouts.engine.state(0), me))
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_slots_copied_from_one_load_play_as_slots_loaded_one_by_one(name):
+    """Several slots given one state object are filled by copying the first slot's rows; they
+    play exactly as slots loaded one by one from equal states (same seeds)."""
+    raw = load(name).raw_env()
+    hooks = load_hooks(raw.info.name)
+    root = positions(name, {}, games=1, every=3, limit=2)[-1]
+    me = raw.rules.current_player(root)
+    state = hooks.resample(hooks.infoset(root, me), me, np.random.default_rng(0))
+    copies = [pickle.loads(pickle.dumps(state)) for _ in range(4)]
+    assert all(copy is not state and copy == state for copy in copies)
+    shared = BatchedPlayouts(raw, hooks, slots=4, seed=9)
+    separate = BatchedPlayouts(raw, hooks, slots=4, seed=9)
+    a = shared.play([state] * 4, root, me)
+    b = separate.play(copies, root, me)
+    assert np.array_equal(a, b)
+    assert shared.steps == separate.steps
+
+
+def test_batched_selection_tries_every_move_then_follows_ucb_with_virtual_losses():
+    """Hand-checked: three root moves with (visits, total) A (1, 1.0), B (1, 0.0), C (2, 0.0)
+    after 4 simulations, c = 1, a batch of 2: log n = log 6 = 1.792 (the batch's end). Scores:
+    A 1 + sqrt(1.792) = 2.339, B 0 + 1.339, C 0 + sqrt(1.792 / 2) = 0.947: A first; then A,
+    with a virtual loss, is (2, 0.0): 0.947, so B (1.339) is next."""
+    children = [search_module._Node() for _ in range(3)]
+    for child, (visits, total) in zip(children, [(1, 1.0), (1, 0.0), (2, 0.0)]):
+        child.visits, child.total = visits, total
+    assert search_module._select_batch(children, done=4, size=2, c=1.0) == [0, 1]
+    assert [(child.visits, child.total) for child in children] == [(2, 0.0), (2, -1.0), (2, 0.0)]
+    # Untried moves come first, in order, then UCB: four moves, two tried, a batch of three.
+    fresh = [search_module._Node() for _ in range(4)]
+    fresh[0].visits, fresh[0].total = 1, -1.0
+    fresh[1].visits, fresh[1].total = 1, 1.0
+    assert search_module._select_batch(fresh, done=2, size=3, c=0.0) == [2, 3, 1]
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_playouts_score_their_simulations(name):
+    """Playouts from the start of a game give values that are not all zero (a game whose
+    finished state still waits for a scoring draw is scored after it)."""
+    raw = load(name).raw_env()
+    raw.reset(seed=1)
+    hooks = load_hooks(raw.info.name)
+    playouts = BatchedPlayouts(raw, hooks, slots=8, seed=0)
+    root = raw.game_state()
+    me = raw.rules.current_player(root)
+    rng = np.random.default_rng(0)
+    states = [hooks.resample(hooks.infoset(root, me), me, rng) for _ in range(8)]
+    values = playouts.play(states, root, me)
+    assert np.any(values != 0)
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_random_playouts_play_legal_actions_to_the_end(name):
+    """``rollout=random`` playouts: uniformly random legal actions (the engine refuses an
+    illegal one) until every simulation has ended."""
+    raw = load(name).raw_env()
+    raw.reset(seed=2)
+    hooks = load_hooks(raw.info.name)
+    playouts = BatchedPlayouts(raw, hooks, slots=4, policy="random", seed=0)
+    root = raw.game_state()
+    me = raw.rules.current_player(root)
+    values = playouts.play([root] * 4, root, me)
+    assert values.shape == (4,) and np.isfinite(values).all()
+    assert playouts.steps >= 4
+
+
+def test_priors_change_the_visits_as_puct_says():
+    """Hand-checked PUCT picks (Q + c_puct * P * sqrt(N) / (1 + n), a virtual loss of 1 per
+    pick). Three moves with (visits, total) (2, 1.0), (1, 0.0), (1, 0.0), c_puct = 2, N = 4
+    (c_puct * sqrt(N) = 4):
+
+    * priors (0.1, 0.8, 0.1): scores 0.5 + 4 * 0.1 / 3 = 0.633, 0 + 4 * 0.8 / 2 = 1.6,
+      4 * 0.1 / 2 = 0.2: the second move; it becomes (2, -1.0), N = 5 (4.472): 0.5 + 0.447 / 3
+      = 0.649, -0.5 + 3.578 / 3 = 0.693, 0.447 / 2 = 0.224: the second again; (3, -2.0),
+      N = 6 (4.899): 0.5 + 0.490 / 3 = 0.663, -0.667 + 3.919 / 4 = 0.313, 0.490 / 2 = 0.245:
+      the first.
+    * uniform priors (1/3 each): 0.5 + 1.333 / 3 = 0.944, 1.333 / 2 = 0.667, 0.667: the first.
+    """
+    def children():
+        nodes = [search_module._Node() for _ in range(3)]
+        for node, (visits, total) in zip(nodes, [(2, 1.0), (1, 0.0), (1, 0.0)]):
+            node.visits, node.total = visits, total
+        return nodes
+
+    guided = children()
+    assert search_module._select_batch_puct(guided, [0.1, 0.8, 0.1], size=3, c_puct=2.0) == [1, 1, 0]
+    assert [node.visits for node in guided] == [3, 3, 1]
+    assert search_module._select_batch_puct(children(), [1 / 3] * 3, size=1, c_puct=2.0) == [0]
+
+
+@pytest.mark.parametrize("name", ["red7_v0", "gongzhu_v0", "haggis_v0", "haggle_v0"])
+def test_pretrained_priors_are_a_distribution_over_the_root_moves(name):
+    """The shipped policy's priors: one per root move, positive, summing to 1; the guided
+    search returns a legal move."""
+    raw = load(name).raw_env()
+    raw.reset(seed=0)
+    state = raw.game_state()
+    agent = SearchAgent(raw, "search:iterations=16:batch=8:prior=pretrained:c_puct=2", seed=0)
+    me = raw.rules.current_player(state)
+    root = agent.infoset(state, me)
+    moves = agent.searched_moves(root)
+    prefixes = [search_module.move_actions(raw.encoding, root, move) for move in moves]
+    priors = agent.root_priors(root, me, prefixes)
+    assert len(priors) == len(moves) and min(priors) > 0
+    assert sum(priors) == pytest.approx(1.0)
+    assert agent.choose_move(state) in raw.rules.legal_moves(state)
