@@ -17,7 +17,9 @@ opponents=...)`` one game (:class:`cardgames_env.wrappers.single_agent.SingleAge
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from types import ModuleType
+from typing import Any
 
 from cardgames_env.core.spec import GameSpec
 
@@ -84,6 +86,20 @@ def load(name: str) -> ModuleType:
         ValueError: for an unknown env name.
     """
     return importlib.import_module(spec(name).env_module)
+
+
+def make_raw_env(env: str | Any, options: Mapping[str, Any] | None = None) -> Any:
+    """Return a raw env (the unwrapped ``CardGameEnv``): built from a name as :func:`spec` takes it,
+    with ``options``, or the unwrapped env of an env instance.
+
+    Raises:
+        ValueError: for an unknown env name, or options given with an env instance.
+    """
+    if isinstance(env, str):
+        return load(env).raw_env(**dict(options or {}))
+    if options:
+        raise ValueError("options go with an env name, not with an env instance")
+    return env.unwrapped
 
 
 def register() -> None:

@@ -76,6 +76,9 @@ simulation varies: the margin keeps decisions within the cap)."""
 MIN_TIMED_BATCH = 8
 """A timed decision stops when fewer simulations than this fit in the time left."""
 
+CHOICES = {"rollout": ROLLOUT_KINDS, "engine": ENGINES, "prior": PRIORS}
+"""The options that take one of a few words, and their words."""
+
 VIRTUAL_LOSS = 1.0
 """Loss a simulation counts on its path while its playout is pending (batched selection)."""
 
@@ -143,6 +146,13 @@ def _positive_int(key: str, text: str) -> int:
     return value
 
 
+def _choice(key: str, text: str, choices: tuple[str, ...]) -> str:
+    """Return ``text`` if it is one of ``choices``; else a ``ValueError`` naming the option."""
+    if text not in choices:
+        raise ValueError(f"search option {key}={text!r}: expected one of {', '.join(choices)}")
+    return text
+
+
 def _float(key: str, text: str, low: float, strict: bool) -> float:
     try:
         value = float(text)
@@ -183,20 +193,12 @@ def parse_search_options(kind: str) -> SearchOptions:
             raise ValueError(f"search option {key!r} given twice")
         if key in ("iterations", "batch"):
             values[key] = _positive_int(key, text)
-        elif key == "prior":
-            if text not in PRIORS:
-                raise ValueError(f"search option prior={text!r}: expected one of {', '.join(PRIORS)}")
-            values[key] = text
-        elif key == "c_puct":
+        elif key in CHOICES:
+            values[key] = _choice(key, text, CHOICES[key])
+        elif key in ("c", "c_puct"):
             values[key] = _float(key, text, 0.0, strict=False)
-        elif key == "engine":
-            if text not in ENGINES:
-                raise ValueError(f"search option engine={text!r}: expected one of {', '.join(ENGINES)}")
-            values[key] = text
         elif key == "time":
             values[key] = _float(key, text, 0.0, strict=True)
-        elif key == "c":
-            values[key] = _float(key, text, 0.0, strict=False)
         elif key == "epsilon":
             values[key] = _float(key, text, 0.0, strict=False)
             if values[key] > 1:
@@ -209,11 +211,7 @@ def parse_search_options(kind: str) -> SearchOptions:
             if values[key] < 0:
                 raise ValueError(f"search option max_children={text!r}: expected an integer >= 0")
         else:
-            if text not in ROLLOUT_KINDS:
-                raise ValueError(
-                    f"search option rollout={text!r}: expected one of {', '.join(ROLLOUT_KINDS)}"
-                )
-            values[key] = text
+            raise AssertionError(f"search option {key!r} has no parser")  # every known key has one
     return SearchOptions(**values)
 
 

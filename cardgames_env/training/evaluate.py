@@ -31,7 +31,7 @@ from cardgames_env.agents.search import is_search_kind
 from cardgames_env.core.aec import CardGameEnv
 from cardgames_env.core.deprecation import renamed
 from cardgames_env.display.progress import Progress
-from cardgames_env.registry import load
+from cardgames_env.registry import make_raw_env
 
 from .config import EvalConfig, score_by
 from .stats import bradley_terry, elo_from_strengths, mean_interval, wilson_interval
@@ -41,15 +41,6 @@ AgentSpec = str | Agent
 
 _MAX_STEPS = 1_000_000
 """Safety limit on the steps of one evaluated game."""
-
-
-def make_raw_env(env: str | CardGameEnv, options: Mapping[str, Any] | None = None) -> CardGameEnv:
-    """Return a raw env from a registered name (with options) or an env instance."""
-    if isinstance(env, str):
-        return load(env).raw_env(**dict(options or {}))
-    if options:
-        raise ValueError("options go with an env name, not with an env instance")
-    return env.unwrapped
 
 
 class Roster:

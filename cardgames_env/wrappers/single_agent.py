@@ -35,7 +35,7 @@ from cardgames_env.core.actions import as_action
 from cardgames_env.core.aec import CardGameEnv, check_reset_options
 from cardgames_env.core.game import IllegalMoveError
 from cardgames_env.core.rng import check_seed
-from cardgames_env.registry import load
+from cardgames_env.registry import make_raw_env
 
 OpponentSpec = str | Agent
 """An opponent: ``"random"``, ``"heuristic"``, a model path, or an :class:`Agent` object."""
@@ -95,12 +95,7 @@ class SingleAgentEnv(gymnasium.Env):
         render_mode: str | None = None,
     ):
         super().__init__()
-        if isinstance(env, str):
-            raw = load(env).raw_env(**dict(options or {}))
-        else:
-            if options:
-                raise ValueError("options go with an env name, not with an env instance")
-            raw = env.unwrapped
+        raw = make_raw_env(env, options)
         self.raw: CardGameEnv = raw
         self.env_name: str = raw.metadata["name"]
         self.num_players = len(raw.possible_agents)

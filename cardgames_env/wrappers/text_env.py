@@ -25,7 +25,7 @@ from gymnasium import spaces
 from cardgames_env.agents.base import Agent
 from cardgames_env.agents.pool import OpponentPool
 from cardgames_env.core.aec import CardGameEnv
-from cardgames_env.registry import load
+from cardgames_env.registry import make_raw_env
 from cardgames_env.text import MoveParseError, describe, parse_reply
 
 from .single_agent import SingleAgentEnv
@@ -76,12 +76,7 @@ class TextEnv(gymnasium.Env):
         render_mode: str | None = None,
     ):
         super().__init__()
-        if isinstance(env, str):
-            raw = load(env).raw_env(**dict(options or {}))
-        else:
-            if options:
-                raise ValueError("options go with an env name, not with an env instance")
-            raw = env.unwrapped
+        raw = make_raw_env(env, options)
         from cardgames_env.text.view import view_module
 
         view_module(raw)  # a game without a text face fails now
