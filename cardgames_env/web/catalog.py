@@ -37,7 +37,7 @@ from cardgames_env.agents.pretrained import (
     policy_files,
 )
 from cardgames_env.agents.rllib_agent import looks_like_rllib_checkpoint, read_rllib_sidecar
-from cardgames_env.agents.search import SearchAgent, is_search_kind, parse_search_options
+from cardgames_env.agents.search import SearchAgent, SearchOptions, is_search_kind, parse_search_options
 from cardgames_env.registry import load, spec, specs
 
 HUMAN = "human"
@@ -48,6 +48,8 @@ MAX_NAME = 64
 """Longest agent name accepted (characters)."""
 SEARCH_MAX_SECONDS = 2.0
 """Most seconds a search agent may think about one move."""
+SEARCH_MAX_BATCH = SearchOptions.batch
+"""Most simulations a search may play out at once (its batched engine's slots: memory per game)."""
 SEARCH_ITERATION_FACTOR = 20
 """A search may run this many times its game's default simulations (the default is sized to
 about 0.1 s a move, so the cap is about the 2 s of :data:`SEARCH_MAX_SECONDS`)."""
@@ -227,6 +229,11 @@ class AgentCatalog:
                 f"search iterations are capped at {cap} a move for {game} on this server, "
                 f"asked {options.iterations}"
             )
+        if options.batch > SEARCH_MAX_BATCH:
+            raise UnknownAgent(
+                f"search batches are capped at {SEARCH_MAX_BATCH} simulations on this server, "
+                f"asked {options.batch}"
+            )
         iterations = options.iterations
         if iterations is None:  # a time alone runs up to the cap; nothing: the game's default
             iterations = cap if options.time is not None else spec(game).search_iterations
@@ -256,6 +263,7 @@ class AgentCatalog:
 
 
 __all__ = [
-    "BUILT_IN", "HUMAN", "MAX_NAME", "SEARCH_ITERATION_FACTOR", "SEARCH_MAX_SECONDS", "AgentCatalog",
-    "AgentFactory", "LoadedModel", "UnknownAgent", "load_model", "model_sidecar", "search_iteration_cap",
+    "BUILT_IN", "HUMAN", "MAX_NAME", "SEARCH_ITERATION_FACTOR", "SEARCH_MAX_BATCH", "SEARCH_MAX_SECONDS",
+    "AgentCatalog", "AgentFactory", "LoadedModel", "UnknownAgent", "load_model", "model_sidecar",
+    "search_iteration_cap",
 ]

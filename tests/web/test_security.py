@@ -406,7 +406,8 @@ def test_a_full_work_queue_answers_503_and_the_server_goes_on():
 
 # -- 4. bounded everything ----------------------------------------------------------------
 @pytest.mark.parametrize("name", ["search:time=10", "search:time=1e300", "search:time=2.5",
-                                  "search:iterations=100000000", "search:iterations=400000:time=1"])
+                                  "search:iterations=100000000", "search:iterations=400000:time=1",
+                                  "search:batch=100000000", "search:batch=257"])
 def test_search_over_the_cap_is_refused(client, name):
     r = client.post("/api/games", json={"env": "haggis_v0", "agents": [name, "random"], "seed": 1})
     assert r.status_code == 400 and "cap" in r.json()["error"], r.text
