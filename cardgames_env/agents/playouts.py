@@ -21,14 +21,13 @@ seat's information set, never the real deal.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from cardgames_env import registry
-from cardgames_env.core.game import CHANCE
+from cardgames_env.core.game import CHANCE, config_kwargs
 from cardgames_env.core.search import SearchHooks
 
 MAX_PLAYOUT_STEPS = 2000
@@ -60,13 +59,11 @@ class BatchedPlayouts:
             raise ValueError(f"{game.env_name} has no batched engine to play out simulations")
         if policy not in PLAYOUT_POLICIES:
             raise ValueError(f"playout policy {policy!r}: expected one of {', '.join(PLAYOUT_POLICIES)}")
-        options = {f.name: getattr(env.config, f.name) for f in dataclasses.fields(env.config)}
         kernel = game.load("kernel")
-        self.engine = kernel(slots, seed=seed, max_steps=MAX_PLAYOUT_STEPS, **options)
+        self.engine = kernel(slots, seed=seed, max_steps=MAX_PLAYOUT_STEPS, **config_kwargs(env.config))
         self.rules = env.rules
         self.hooks = hooks
         self.slots = int(slots)
-        self._rows = self._slot_arrays(kernel(1, seed=0, max_steps=MAX_PLAYOUT_STEPS, **options))
         self.num_players = self.engine.num_players
         self.rng = np.random.default_rng(seed)
         self.policy: Any = None
@@ -78,24 +75,6 @@ class BatchedPlayouts:
         self._keys = np.arange(seats, dtype=np.int64).reshape(self.slots, self.num_players)
         self.steps = 0
         """Engine steps taken so far (every slot's move counts once)."""
-
-    def _slot_arrays(self, probe: Any) -> list[np.ndarray]:
-        """The engine's arrays that hold one row per slot (slot state, outputs, history):
-        those whose first dimension is the slot count here and 1 in a one-slot ``probe``.
-        The random streams and turn counters stay each slot's own."""
-        if self.slots == 1:
-            return []
-        rows = []
-        for name, array in vars(self.engine).items():
-            other = getattr(probe, name, None)
-            if (
-                name not in ("rng_state", "steps")
-                and isinstance(array, np.ndarray) and isinstance(other, np.ndarray)
-                and array.ndim >= 1 and array.shape[0] == self.slots and other.shape[0] == 1
-                and array.flags.writeable
-            ):
-                rows.append(array)
-        return rows
 
     def finished_value(self, root: Any, state: Any, player: int) -> float:
         """``player``'s value of a finished game: a chance event the engine left to its own
@@ -158,17 +137,15 @@ class BatchedPlayouts:
         sources, copies = [], []
         for i, state in enumerate(states):
             seen = first.get(id(state))
-            if seen is None or not self._rows:
-                # States reached by rules moves from a checked position: the engine's load
-                # without its second check of every field (``VectorEnv.load`` checks them).
-                engine._load(i, state)
+            if seen is None:
+                # States the rules engine made from a checked position: no second check.
+                engine.load(i, state, check=False)
                 first[id(state)] = i
-            else:  # the same state again: its slot's rows copied
+            else:  # the same state again: its slot copied
                 sources.append(seen)
                 copies.append(i)
         if copies:
-            for array in self._rows:
-                array[copies] = array[sources]
+            engine.copy_slots(sources, copies)
         engine.steps[:count] = 0
         if self.policy is not None and hasattr(self.policy, "end_games"):
             self.policy.end_games(self._keys.reshape(-1))

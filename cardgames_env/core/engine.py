@@ -58,7 +58,7 @@ from numba import njit
 
 from .aec import CardGameEnv, resolve_max_steps
 from .deprecation import renamed
-from .game import GameInfo, config_from_kwargs
+from .game import GameInfo, config_from_kwargs, config_kwargs
 from .threads import MIN_CHUNK, aligned_zeros, chunk_bounds, kernel_threads
 
 STAY = -1
@@ -404,12 +404,14 @@ class BatchedEngine:
             )
         return self._actions
 
-    def load(self, i: int, state: Any) -> None:
+    def load(self, i: int, state: Any, check: bool = True) -> None:
         """Put the rules ``State`` ``state`` into slot ``i`` (e.g. ``env.unwrapped.game_state()``).
 
         The slot's turn-limit counter restarts at 0; its later deals come from its own stream.
 
-        The state is checked by the game's ``rules.validate_state`` before the slot changes.
+        The state is checked by the game's ``rules.validate_state`` before the slot changes;
+        ``check=False`` leaves that out, for states the rules engine itself made from a
+        checked position (a search's determinizations).
 
         Raises:
             ValueError: for a bad slot index, a state that is not this game's and variant's, one
@@ -420,11 +422,43 @@ class BatchedEngine:
         rules = self.rules
         if not isinstance(state, rules.State):
             raise ValueError(f"load needs a {rules.__name__}.State, got {type(state).__name__}")
-        rules.validate_state(state, self.config)
+        if check:
+            rules.validate_state(state, self.config)
         if rules.current_player(state) < 0:
             raise ValueError("load needs a state with a player to move (not finished, no deal pending)")
         self._load(slot, state)
         self.steps[slot] = 0
+
+    def copy_slots(self, sources: Any, targets: Any) -> None:
+        """Copy slot ``sources[k]``'s game and outputs into slot ``targets[k]`` (as if the same
+        state were loaded there); each target keeps its own random stream and turn counter.
+
+        Raises:
+            ValueError: for a slot index out of range.
+        """
+        sources = np.asarray(sources, dtype=np.int64)
+        targets = np.asarray(targets, dtype=np.int64)
+        for slots in (sources, targets):
+            if slots.size and (slots.min() < 0 or slots.max() >= self.num_envs):
+                raise ValueError(f"slot indices must be in 0..{self.num_envs - 1}")
+        for array in self._slot_rows():
+            array[targets] = array[sources]
+
+    def _slot_rows(self) -> list[np.ndarray]:
+        """The arrays holding one row per slot (game state, outputs, history), but for the
+        random streams and turn counters: those whose first dimension is the slot count here
+        and 1 in a one-slot engine of the same game and variant (found once)."""
+        rows: list[np.ndarray] | None = getattr(self, "_rows", None)
+        if rows is None:
+            probe = type(self)(1, seed=0, max_steps=self.max_steps, deal=False, **config_kwargs(self.config))
+            rows = [
+                array for name, array in vars(self).items()
+                if name not in ("rng_state", "steps") and isinstance(array, np.ndarray)
+                and isinstance(getattr(probe, name, None), np.ndarray) and array.flags.writeable
+                and array.ndim >= 1 and array.shape[0] == self.num_envs and getattr(probe, name).shape[0] == 1
+            ]
+            self._rows = rows
+        return rows
 
     def state(self, i: int) -> Any:
         """Return slot ``i`` as a rules ``State`` (at the start of its current move)."""

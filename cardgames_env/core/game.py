@@ -100,6 +100,11 @@ def plain_fields(config: Any) -> None:
             object.__setattr__(config, field.name, value.item())
 
 
+def config_kwargs(config: Any) -> dict[str, Any]:
+    """Return a ``Config``'s fields as keyword options (what :func:`config_from_kwargs` takes)."""
+    return {field.name: getattr(config, field.name) for field in dataclasses.fields(config)}
+
+
 def config_from_kwargs(config_cls: type, kwargs: Mapping[str, Any]) -> Any:
     """Build a frozen ``Config`` dataclass, turning unknown fields into a ``ValueError``."""
     known = {f.name for f in dataclasses.fields(config_cls)}

@@ -103,6 +103,37 @@ def test_load_refuses_bad_input(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ENGINES)
+def test_copied_slots_hold_the_loaded_game_and_step_like_it(name: str) -> None:
+    """``copy_slots`` makes a slot what loading the same state there makes it: the same state,
+    observation, mask and player, and the same next step; other slots are left alone."""
+    env = registry.load(name).raw_env()
+    env.reset(seed=3)
+    state = env.game_state()
+    copied = vector.make(name, num_envs=4, seed=5)
+    loaded = vector.make(name, num_envs=4, seed=5)
+    untouched = copied.obs[3].copy()
+    copied.load(0, state)
+    copied.copy_slots([0, 0], [1, 2])
+    for slot in (0, 1, 2):
+        loaded.load(slot, state)
+    assert np.array_equal(copied.obs[3], untouched)
+    for slot in (1, 2):
+        assert copied.state(slot) == state
+        assert copied.obs[slot].tobytes() == loaded.obs[slot].tobytes()
+        assert np.array_equal(copied.mask[slot], loaded.mask[slot])
+        assert copied.player[slot] == loaded.player[slot]
+    actions = np.zeros(4, dtype=np.int64)
+    actions[:3] = np.flatnonzero(loaded.mask[0])[-1]
+    moving = np.array([True, True, True, False])
+    copied.step(actions, moving)
+    loaded.step(actions, moving)
+    for slot in (1, 2):
+        assert copied.state(slot) == loaded.state(slot)
+    with pytest.raises(ValueError, match="slot indices"):
+        copied.copy_slots([0], [4])
+
+
+@pytest.mark.parametrize("name", ENGINES)
 def test_bad_options_raise_like_the_aec_env(name: str) -> None:
     with pytest.raises(ValueError, match="unknown option") as vec_error:
         vector.make(name, num_envs=2, colour="blue")
