@@ -37,7 +37,7 @@ import heapq
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
@@ -312,6 +312,9 @@ class SearchAgent:
         options: search settings (:class:`SearchOptions`) or an agent name such as
             ``"search:iterations=800"``.
         seed: seed of the agent's randomness (determinizations, rollouts, tie-breaks).
+        prior_policy: an object whose ``logits(observations)`` gives the root's priors in
+            place of the env's shipped policy (a network being trained); it implies PUCT
+            (``prior=pretrained``) for the compiled search.
 
     Raises:
         ValueError: for a game without complete search hooks or bad options.
@@ -320,10 +323,15 @@ class SearchAgent:
     needs_observation = False
     """The agent reads the env's state (through its seat's information set), not the vector."""
 
-    def __init__(self, env: Any, options: SearchOptions | str = "search", seed: int | None = None):
+    def __init__(
+        self, env: Any, options: SearchOptions | str = "search", seed: int | None = None,
+        prior_policy: Any = None,
+    ):
         self.env = env.unwrapped
         game = self.env.info.name
         self.options = parse_search_options(options) if isinstance(options, str) else options
+        if prior_policy is not None and self.options.prior == "none":
+            self.options = replace(self.options, prior="pretrained")
         self.game = game
         self.hooks = load_hooks(game)
         self.rules = self.env.rules
@@ -339,10 +347,13 @@ class SearchAgent:
         self._plan: list[int] = []
         self._plan_state: Any = None
         self._playouts: Any = None
-        self._prior_policy: Any = None
+        self._prior_policy: Any = prior_policy
         self._started = 0.0
         self.last_iterations = 0
         """Simulations run for the latest decision (for benchmarks)."""
+        self.last_root: list[tuple[Any, int]] = []
+        """The latest decision's root moves and their visit counts (empty where a single move
+        was searched): the search's move distribution, for training a policy on it."""
 
     def reset(self, seed: int | None = None) -> None:
         """Forget any planned sub-steps; re-seed when ``seed`` is given."""
@@ -430,6 +441,7 @@ class SearchAgent:
         root_state = self.infoset(state, me)
         root_moves = self.searched_moves(root_state)
         self.last_iterations = 0
+        self.last_root = []
         if len(root_moves) == 1:
             return root_moves[0]
         if self.compiled:
@@ -457,6 +469,7 @@ class SearchAgent:
             self._iterate(children[index], root_moves[index], root_state, me, policy, rng)
             done += 1
         self.last_iterations = done
+        self.last_root = [(move, child.visits) for move, child in zip(root_moves, children)]
         best, best_key = root_moves[0], (-1, -math.inf)
         for move, child in zip(root_moves, children):
             key = (child.visits, child.total / child.visits)
@@ -563,6 +576,7 @@ class SearchAgent:
             done += size
             per_simulation = (time.thread_time() - now) / size
         self.last_iterations = done
+        self.last_root = [(move, child.visits) for move, child in zip(root_moves, children)]
         return self._most_visited(root_moves, children)
 
     def _iterate(
