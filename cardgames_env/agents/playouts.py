@@ -22,7 +22,7 @@ seat's information set, never the real deal.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -35,6 +35,16 @@ MAX_PLAYOUT_STEPS = 2000
 
 PLAYOUT_POLICIES = ("heuristic", "random")
 """Policies that can move every seat in a playout."""
+
+
+class TreePolicy(Protocol):
+    """Chooses the searching seat's moves in the slots still inside a search tree."""
+
+    def select(self, slot: int, legal: np.ndarray, suggested: int) -> tuple[int, bool]:
+        """Return the action of the seat in ``slot`` (one of ``legal``, the slot's legal
+        actions in increasing order; ``suggested`` is the playout policy's) and whether the
+        slot's next decision of that seat is still chosen by the tree."""
+        ...
 
 
 class BatchedPlayouts:
@@ -111,7 +121,8 @@ class BatchedPlayouts:
         return actions
 
     def play(
-        self, states: Sequence[Any], root: Any, player: int, prefixes: Sequence[Sequence[int]] | None = None
+        self, states: Sequence[Any], root: Any, player: int, prefixes: Sequence[Sequence[int]] | None = None,
+        tree: TreePolicy | None = None,
     ) -> np.ndarray:
         """Play each state (a seat to move) to the end of its simulation; return ``player``'s
         values (float64, one per state, in about ``[-1, 1]``).
@@ -124,6 +135,9 @@ class BatchedPlayouts:
             prefixes: optional actions played first in each slot, in the engine's encoding
                 (a move chosen by the search: one action, or its sub-steps), each legal where
                 it is played; then the playout policy moves every seat.
+            tree: optional policy choosing ``player``'s actions after the prefixes, for as
+                long as it keeps a slot in its tree (the playout policy moves the other seats,
+                and ``player`` once the slot has left the tree).
 
         Raises:
             ValueError: for more states than slots, a state the engine cannot load, or a
@@ -163,9 +177,15 @@ class BatchedPlayouts:
                         actions[i] = prefix[t]
                         moving[i] = True
                 self._step(actions, moving, live, streams, values, root, player)
+        in_tree = np.full(self.slots, tree is not None, dtype=np.bool_)
         steps = 0
         while live.any():
-            self._step(self.policy_actions(live), live.copy(), live, streams, values, root, player)
+            actions = self.policy_actions(live)
+            if tree is not None:
+                for slot in np.flatnonzero(live & in_tree & (engine.player == player)):
+                    legal = np.flatnonzero(engine.mask[slot])
+                    actions[slot], in_tree[slot] = tree.select(int(slot), legal, int(actions[slot]))
+            self._step(actions, live.copy(), live, streams, values, root, player)
             steps += 1
             if steps >= MAX_PLAYOUT_STEPS:
                 for slot in np.flatnonzero(live):
@@ -193,4 +213,4 @@ class BatchedPlayouts:
             live &= ~dealt
 
 
-__all__ = ["MAX_PLAYOUT_STEPS", "PLAYOUT_POLICIES", "BatchedPlayouts"]
+__all__ = ["MAX_PLAYOUT_STEPS", "PLAYOUT_POLICIES", "BatchedPlayouts", "TreePolicy"]

@@ -73,6 +73,14 @@ TIMED_SHARE = 0.6
 """Share of the time left that a timed decision's next batch is sized to fill (the cost of a
 simulation varies: the margin keeps decisions within the cap)."""
 
+MIN_ROUNDS = 4
+"""A decision of a fixed number of simulations runs them in at least this many batches (of at
+least :data:`MIN_TIMED_BATCH`), so that later batches' picks see earlier batches' results."""
+
+CAP_RESERVE = 0.03
+"""Share of a timed decision's cap kept for the work around its batches (reading the state,
+choosing the move), which the batches' sizing does not see."""
+
 MIN_TIMED_BATCH = 8
 """A timed decision stops when fewer simulations than this fit in the time left."""
 
@@ -106,6 +114,9 @@ class SearchOptions:
         prior: ``"none"`` (UCB1 over the root's moves) or ``"pretrained"``: PUCT at the root,
             the moves' priors from the env's shipped policy (compiled engine).
         c_puct: PUCT's exploration constant (with ``prior``).
+        depth: how many of the searching seat's later decisions the compiled search's tree
+            follows below the root's moves (``0``: the root's moves alone, flat; ``None``:
+            the game's default, its hooks' ``depth``).
     """
 
     iterations: int | None = None
@@ -118,6 +129,7 @@ class SearchOptions:
     batch: int = 256
     prior: str = "none"
     c_puct: float = 1.5
+    depth: int | None = None
 
     def compiled(self, game: str) -> bool:
         """Whether simulations of ``game`` run in its batched engine: ``engine=compiled`` and
@@ -169,7 +181,7 @@ def parse_search_options(kind: str) -> SearchOptions:
     Keys: ``iterations`` (positive int), ``time`` (seconds, > 0), ``c`` (>= 0), ``rollout``
     (``policy`` or ``random``), ``max_children`` (non-negative int; 0 = the game's default),
     ``epsilon`` (0..1), ``engine`` (``compiled`` or ``python``), ``batch`` (positive int),
-    ``prior`` (``none`` or ``pretrained``), ``c_puct`` (>= 0).
+    ``prior`` (``none`` or ``pretrained``), ``c_puct`` (>= 0), ``depth`` (non-negative int).
 
     Raises:
         ValueError: naming the bad part for an unknown key, a malformed or repeated option,
@@ -180,7 +192,8 @@ def parse_search_options(kind: str) -> SearchOptions:
         raise ValueError(f"not a search agent name: {kind!r}")
     values: dict[str, Any] = {}
     known = (
-        "iterations", "time", "c", "rollout", "max_children", "epsilon", "engine", "batch", "prior", "c_puct"
+        "iterations", "time", "c", "rollout", "max_children", "epsilon", "engine", "batch", "prior", "c_puct",
+        "depth",
     )
     for part in parts:
         key, sep, text = part.partition("=")
@@ -203,13 +216,13 @@ def parse_search_options(kind: str) -> SearchOptions:
             values[key] = _float(key, text, 0.0, strict=False)
             if values[key] > 1:
                 raise ValueError(f"search option epsilon={text!r}: expected a number in [0, 1]")
-        elif key == "max_children":
+        elif key in ("max_children", "depth"):
             try:
                 values[key] = int(text)
             except ValueError:
-                raise ValueError(f"search option max_children={text!r}: expected an integer >= 0") from None
+                raise ValueError(f"search option {key}={text!r}: expected an integer >= 0") from None
             if values[key] < 0:
-                raise ValueError(f"search option max_children={text!r}: expected an integer >= 0")
+                raise ValueError(f"search option {key}={text!r}: expected an integer >= 0")
         else:
             raise AssertionError(f"search option {key!r} has no parser")  # every known key has one
     return SearchOptions(**values)
@@ -262,6 +275,76 @@ def _select_batch(children: list[_Node], done: int, size: int, c: float) -> list
     return chosen
 
 
+WIDENING = 2.0
+"""A tree node below the root has at most ``WIDENING * sqrt(visits)`` children (at least
+one): progressive widening, so that wide decisions (hundreds of legal actions) still get
+their best-looking moves searched repeatedly."""
+
+
+class _TreeWalk:
+    """The compiled search's tree below the root's moves, walked by one batch of simulations
+    (a :class:`~cardgames_env.agents.playouts.TreePolicy`).
+
+    The tree is open-loop and single-observer, as the Python search's: a node is a sequence of
+    the searching seat's actions since the root (the other seats' moves and the deals are not
+    part of it), its children are keyed by the engine's actions. At a decision of the seat a
+    slot in the tree takes, among the children legal in its determinization, the best by UCB1
+    with availability counts; or it adds a child (the playout policy's action first, else a
+    random untried legal one) while the node has fewer than :data:`WIDENING` ``* sqrt(visits)``
+    children, or none legal. A new child, or the ``depth``-th level, ends the slot's walk.
+    """
+
+    def __init__(self, starts: list[_Node], depth: int, c: float, rng: np.random.Generator):
+        self.nodes = list(starts)
+        self.paths: list[list[_Node]] = [[] for _ in starts]
+        self.depth = depth
+        self.c = c
+        self.rng = rng
+
+    def select(self, slot: int, legal: np.ndarray, suggested: int) -> tuple[int, bool]:
+        """Pick the action of ``slot``'s decision (see the class docstring)."""
+        node = self.nodes[slot]
+        children = node.children
+        existing = []
+        for action in legal.tolist():
+            child = children.get(action)
+            if child is not None:
+                child.avail += 1
+                existing.append(action)
+        if not existing or len(children) < max(1.0, WIDENING * math.sqrt(node.visits)):
+            if suggested in children:
+                untried = [action for action in legal.tolist() if action not in children]
+                if untried:
+                    suggested = untried[int(self.rng.integers(len(untried)))]
+            if suggested not in children:
+                return self._enter(slot, suggested, _Node(), new=True)
+        chosen, best_value = existing[0], -math.inf
+        c = self.c
+        for action in existing:
+            child = children[action]
+            value = child.total / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+            if value > best_value:
+                chosen, best_value = action, value
+        return self._enter(slot, chosen, children[chosen], new=False)
+
+    def _enter(self, slot: int, action: int, child: _Node, new: bool) -> tuple[int, bool]:
+        """Count a pending visit of ``child`` (with a virtual loss) on ``slot``'s path."""
+        if new:
+            self.nodes[slot].children[action] = child
+        child.visits += 1
+        child.total -= VIRTUAL_LOSS
+        path = self.paths[slot]
+        path.append(child)
+        self.nodes[slot] = child
+        return action, not new and len(path) < self.depth
+
+    def backup(self, values: np.ndarray) -> None:
+        """Add each slot's value to the nodes of its path (their virtual losses undone)."""
+        for path, value in zip(self.paths, values.tolist()):
+            for node in path:
+                node.total += VIRTUAL_LOSS + value
+
+
 def _select_batch_puct(children: list[_Node], priors: list[float], size: int, c_puct: float) -> list[int]:
     """Pick the root moves of ``size`` simulations by PUCT: the child maximizing
     ``Q + c_puct * P * sqrt(N) / (1 + n)`` (``Q`` its mean value, 0 unvisited; ``P`` its prior;
@@ -283,6 +366,19 @@ def _select_batch_puct(children: list[_Node], priors: list[float], size: int, c_
         total_visits += 1
         chosen.append(index)
     return chosen
+
+
+def _timed_batch(last_size: int, last_time: float, seconds: float) -> int:
+    """Simulations of a batch that should take ``seconds``, given that ``last_size`` took
+    ``last_time``. A batch's steps are as many as its longest playout's, and each step has a
+    fixed cost: a smaller batch costs more per simulation. Its cost is taken as linear in the
+    size above ``last_size`` and as the square root of it below, which errs on the long side."""
+    if seconds <= 0:
+        return 0
+    if last_time <= 0:
+        return last_size
+    ratio = seconds / last_time
+    return int(last_size * (ratio if ratio >= 1 else ratio * ratio))
 
 
 def load_hooks(game: str) -> SearchHooks:
@@ -340,6 +436,8 @@ class SearchAgent:
         self.resample = cast(Callable[[Any, int, np.random.Generator], Any], self.hooks.resample)
         self.rollout = cast(Callable[[Any, np.random.Generator], Any], self.hooks.rollout)
         self.max_children = self.options.max_children or self.hooks.max_children
+        self.depth = self.hooks.depth if self.options.depth is None else self.options.depth
+        """Levels of the compiled search's tree below the root's moves (0: flat)."""
         self.iterations, self.seconds = self.options.budget(game)
         self.compiled = self.options.compiled(game)
         """Whether the simulations run in the game's batched engine."""
@@ -546,18 +644,19 @@ class SearchAgent:
         rng = self.rng
         c = self.options.c
         iterations, seconds = self.iterations, self.seconds
-        deadline = self._started + seconds if seconds is not None else math.inf  # from choose_move's start
+        # From choose_move's start, less the reserve for the work after the batches.
+        deadline = self._started + seconds * (1 - CAP_RESERVE) if seconds is not None else math.inf
         done = 0
-        per_simulation = 0.0
+        last_size, last_time = 0, 0.0
+        per_batch = max(MIN_TIMED_BATCH, -(-iterations // MIN_ROUNDS)) if iterations is not None else 0
         while iterations is None or done < iterations:
             now = time.thread_time()
-            size = playouts.slots if iterations is None else min(playouts.slots, iterations - done)
+            size = playouts.slots if iterations is None else min(playouts.slots, iterations - done, per_batch)
             if seconds is not None:  # batches sized to end by the deadline
                 if not done:
                     size = min(size, FIRST_TIMED_BATCH)
                 else:
-                    left = TIMED_SHARE * (deadline - now)
-                    fits = int(left / per_simulation) if per_simulation > 0 else size
+                    fits = _timed_batch(last_size, last_time, TIMED_SHARE * (deadline - now))
                     if fits < MIN_TIMED_BATCH:
                         break
                     size = min(size, fits)
@@ -570,11 +669,15 @@ class SearchAgent:
                 if k % SHARED_SIMULATIONS == 0:
                     determinization = self.resample(root_state, me, rng)
                 states.append(determinization)
-            values = playouts.play(states, root_state, me, [prefixes[index] for index in chosen])
+            starts = [children[index] for index in chosen]
+            walk = _TreeWalk(starts, self.depth, c, rng) if self.depth else None
+            values = playouts.play(states, root_state, me, [prefixes[index] for index in chosen], walk)
+            if walk is not None:
+                walk.backup(values)
             for index, value in zip(chosen, values):
                 children[index].total += VIRTUAL_LOSS + float(value)
             done += size
-            per_simulation = (time.thread_time() - now) / size
+            last_size, last_time = size, time.thread_time() - now
         self.last_iterations = done
         self.last_root = [(move, child.visits) for move, child in zip(root_moves, children)]
         return self._most_visited(root_moves, children)

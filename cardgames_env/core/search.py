@@ -34,6 +34,9 @@ default that knows no game:
   it). The compiled playouts (:mod:`cardgames_env.agents.playouts`) need it to stop at the
   horizon: a batched engine deals the next round in the same step that ends one. Without it
   they play on to the end of the game.
+* ``depth``: how many of the searching seat's later decisions the compiled search's tree
+  follows below the root's moves (default 0: the root's moves alone). Deeper trees pay where
+  a decision's worth shows only with the seat's next ones and the branching is small.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ class SearchHooks:
         dealt_value: ``dealt_value(root, state, player)``, ``value`` of the horizon just
             passed, read from the state at the start of the next deal (``None``: compiled
             playouts run to the end of the game).
+        depth: the compiled search's default tree depth below the root's moves (``0``: flat).
     """
 
     infoset: Callable[[Any, int], Any] | None = None
@@ -80,11 +84,13 @@ class SearchHooks:
     value: Callable[[Any, Any, int], float] | None = None
     apply: Callable[[Any, Any], Any] | None = None
     dealt_value: Callable[[Any, Any, int], float] | None = None
+    depth: int = 0
 
     def __post_init__(self) -> None:
-        limit = self.max_children
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-            raise ValueError(f"max_children must be a non-negative integer, got {self.max_children!r}")
+        for name in ("max_children", "depth"):
+            limit = getattr(self, name)
+            if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {limit!r}")
 
     def missing(self) -> list[str]:
         """The names of the required hooks left empty."""

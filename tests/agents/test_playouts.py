@@ -167,12 +167,24 @@ def test_the_time_cap_bounds_the_simulations(monkeypatch):
     state = env.game_state()
     move = agent.choose_move(state)
     assert move in env.rules.legal_moves(state)
-    # Readings: the decision's start (deadline 0.06), the batches' starts and ends (10 ms
-    # apart): the first batch (32) starts at 0.02 and costs 10 ms, 0.3125 ms a simulation;
-    # the second starts at 0.04 with 20 ms left, sized to fill 60% of it (12 ms: 38
-    # simulations); the third would start at 0.06, the deadline, with no time left.
+    # Readings: the decision's start (0.01; deadline 0.01 + 0.05 * 0.97 = 0.0585), the
+    # batches' starts and ends (10 ms apart): the first batch (32) starts at 0.02 and costs
+    # 10 ms; the second starts at 0.04 with 18.5 ms left, sized to fill 60% of it (11.1 ms:
+    # 1.11 times the first batch's time, 35 simulations); the third would start at 0.06,
+    # past the deadline.
     assert search_module.FIRST_TIMED_BATCH == 32 and search_module.TIMED_SHARE == 0.6
-    assert agent.last_iterations == 32 + 38
+    assert search_module.CAP_RESERVE == 0.03
+    assert agent.last_iterations == 32 + 35
+
+
+def test_a_timed_batch_is_sized_from_the_last_one():
+    """Linear in the time above the last batch's, quadratic below it (a smaller batch costs
+    more per simulation), none once the time is up: 100 simulations took 20 ms, so 40 ms fit
+    200, 10 ms fit 100 * (1/2)^2 = 25, and 0 or less fit none."""
+    assert search_module._timed_batch(100, 0.02, 0.04) == 200
+    assert search_module._timed_batch(100, 0.02, 0.01) == 25
+    assert search_module._timed_batch(100, 0.02, 0.0) == 0
+    assert search_module._timed_batch(100, 0.02, -0.01) == 0
 
 
 def test_a_playout_past_the_step_limit_is_scored_where_it_stands(monkeypatch):
@@ -296,3 +308,111 @@ def test_pretrained_priors_are_a_distribution_over_the_root_moves(name):
     assert len(priors) == len(moves) and min(priors) > 0
     assert sum(priors) == pytest.approx(1.0)
     assert agent.choose_move(state) in raw.rules.legal_moves(state)
+
+
+def test_the_tree_walk_adds_the_suggested_move_then_widens_then_follows_ucb():
+    """Hand-checked walk of a node below the root (c = 1, widening 2 * sqrt(visits)):
+
+    * a node with 1 visit and no children adds the playout policy's action (5), a new child
+      that ends the walk; with 1 visit and that child the widening allows 2 children: the
+      suggested action is tried already, so an untried legal one (3) is added;
+    * a node with 4 visits and children 3 (visits 2, total 2.0, avail 2) and 5 (visits 2,
+      total 0.0, avail 2), legal (3, 5): the widening would allow 4 children, but both legal
+      actions are tried, so UCB picks; their availabilities become 3:
+      3 scores 1 + sqrt(log 3 / 2) = 1.741, 5 scores 0 + 0.741: action 3, kept in the tree
+      (depth 2), a visit counted with a virtual loss (visits 3, total 1.0);
+    * the back-up adds each value to the path, undoing the virtual losses.
+    """
+    rng = np.random.default_rng(0)
+    start = search_module._Node()
+    start.visits = 1
+    walk = search_module._TreeWalk([start], depth=2, c=1.0, rng=rng)
+    assert walk.select(0, np.array([3, 5]), suggested=5) == (5, False)
+    assert set(start.children) == {5}
+    walk2 = search_module._TreeWalk([start], depth=2, c=1.0, rng=rng)
+    assert walk2.select(0, np.array([3, 5]), suggested=5) == (3, False)
+    assert set(start.children) == {3, 5} and start.children[5].avail == 2
+
+    node = search_module._Node()
+    node.visits = 4
+    for action, total in ((3, 2.0), (5, 0.0)):
+        child = search_module._Node()
+        child.visits, child.total, child.avail = 2, total, 2
+        node.children[action] = child
+    walk3 = search_module._TreeWalk([node], depth=2, c=1.0, rng=rng)
+    assert walk3.select(0, np.array([3, 5]), suggested=5) == (3, True)
+    picked = node.children[3]
+    assert (picked.visits, picked.total, picked.avail) == (3, 1.0, 3)
+    assert node.children[5].avail == 3
+    walk3.backup(np.array([0.5]))
+    assert picked.total == pytest.approx(2.5)
+
+
+def test_the_tree_walk_ends_at_its_depth_and_without_legal_children():
+    """A walk of depth 1 leaves the tree after its first decision even on a known child; a
+    node whose children are all illegal in the slot adds a legal one."""
+    rng = np.random.default_rng(0)
+    node = search_module._Node()
+    node.visits = 100
+    child = search_module._Node()
+    child.visits, child.total = 10, 5.0
+    node.children[7] = child
+    assert search_module._TreeWalk([node], depth=1, c=1.0, rng=rng).select(
+        0, np.array([7]), suggested=7) == (7, False)
+    assert search_module._TreeWalk([node], depth=3, c=1.0, rng=rng).select(
+        0, np.array([2]), suggested=2) == (2, False)
+    assert set(node.children) == {2, 7}
+
+
+class _RecordingTree:
+    """A tree policy that plays the suggested action and records what it was asked."""
+
+    def __init__(self, playouts, player):
+        self.playouts, self.player, self.asked = playouts, player, []
+
+    def select(self, slot, legal, suggested):
+        engine = self.playouts.engine
+        assert int(engine.player[slot]) == self.player
+        assert np.array_equal(legal, np.flatnonzero(engine.mask[slot]))
+        assert suggested in legal
+        self.asked.append(slot)
+        return suggested, self.asked.count(slot) < 2  # two decisions a slot
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_a_tree_policy_is_asked_only_for_the_searching_seats_legal_decisions(name):
+    """The tree policy decides the searching seat's actions only, gets the slot's legal
+    actions, and stops being asked once it lets a slot go; a tree that plays the playout
+    policy's own action leaves the values as they were without it."""
+    raw = load(name).raw_env()
+    raw.reset(seed=3)
+    hooks = load_hooks(raw.info.name)
+    root = raw.game_state()
+    me = raw.rules.current_player(root)
+    states = [hooks.resample(hooks.infoset(root, me), me, np.random.default_rng(k)) for k in range(4)]
+    plain = BatchedPlayouts(raw, hooks, slots=4, seed=0).play(states, root, me)
+    walked = BatchedPlayouts(raw, hooks, slots=4, seed=0)
+    tree = _RecordingTree(walked, me)
+    values = walked.play(states, root, me, tree=tree)
+    assert tree.asked and max(tree.asked.count(slot) for slot in range(4)) <= 2
+    assert np.array_equal(values, plain)
+
+
+@pytest.mark.parametrize(("iterations", "sizes"), [(64, [16, 16, 16, 16]), (20, [8, 8, 4]), (4, [4])])
+def test_a_fixed_number_of_simulations_runs_in_several_batches(monkeypatch, iterations, sizes):
+    """A count of simulations is split into at least four batches of at least eight (64: four
+    of 16; 20: 8, 8, 4), even with 256 slots, so that later picks see earlier results."""
+    env = load("red7_v0").raw_env()
+    env.reset(seed=0)
+    agent = SearchAgent(env, f"search:iterations={iterations}", seed=0)
+    playouts = agent.playouts()
+    seen = []
+    play = playouts.play
+
+    def recording(states, *args, **kwargs):
+        seen.append(len(states))
+        return play(states, *args, **kwargs)
+
+    monkeypatch.setattr(playouts, "play", recording)
+    agent.choose_move(env.game_state())
+    assert seen == sizes and agent.last_iterations == iterations

@@ -74,7 +74,9 @@ def test_options_parse_from_the_agent_name():
 @pytest.mark.parametrize(
     ("name", "fragment"),
     [
-        ("search:depth=3", "depth"),
+        ("search:width=3", "width"),
+        ("search:depth=-1", "depth"),
+        ("search:depth=two", "depth"),
         ("search:iterations=0", "iterations"),
         ("search:iterations=many", "iterations"),
         ("search:time=-1", "time"),
@@ -156,7 +158,7 @@ def test_no_peeking_same_move_when_only_hidden_cards_differ(name, engine):
 # -- play -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("engine", ["python", "compiled"])
+@pytest.mark.parametrize("engine", ["python", "compiled", "compiled:depth=3"])
 @pytest.mark.parametrize(("name", "options"), VARIANTS)
 def test_search_plays_only_legal_actions(name, options, engine):
     """Whole (turn-limited) games in every variant: the raw env raises on an illegal action."""
