@@ -369,8 +369,9 @@ def train_exit(
                                  timesteps=state.decisions, **fields)
     policy = NumpyPolicy.from_layers(layers)
     chart = plot_learning_curve(run)
-    log(f"trained {state.iteration} iterations, {state.games} games, {state.decisions} decisions in "
-        f"{wall:.1f} s ({state.play_s:.1f} s of self-play, {state.update_s:.1f} s of updates in all)")
+    log(f"trained {state.iteration} iterations, {state.games} games, {state.decisions} decisions: "
+        f"{state.play_s:.1f} s of self-play and {state.update_s:.1f} s of updates in all, "
+        f"{wall:.1f} s of wall time {'since resuming' if resume else 'in all'} (evaluations included)")
     summary = {
         "env": target.env_name, "options": dict(target.options), "opponents": "selfplay", "seed": seed,
         "algo": "exit", "search": section.search, "engine": "aec", "vec_env": None,
@@ -462,7 +463,8 @@ def _save_state(run: Path, identity: dict[str, Any], network: Any, optimizer: An
         "identity": identity, "network": network.state_dict(), "optimizer": optimizer.state_dict(),
         "iteration": state.iteration, "decisions": state.decisions, "games": state.games,
         "play_s": state.play_s, "update_s": state.update_s, "rng": state.rng,
-        "buffer": [part.arrays() for part in state.buffer],
+        "buffer": [{key: torch.from_numpy(array) for key, array in part.arrays().items()}
+                   for part in state.buffer],
     }
     temporary = path.with_suffix(".tmp")
     torch.save(payload, temporary)
@@ -483,10 +485,14 @@ def _load_state(run: Path, identity: dict[str, Any], network: Any, optimizer: An
     if not path.is_file():
         raise ValueError(f"nothing to resume: {run} holds no {STATE_FILE} (a run of --algo exit saves it)")
     try:
-        payload = torch.load(path, map_location=next(network.parameters()).device, weights_only=False)
+        payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # a damaged file: say which
         raise ValueError(f"cannot resume from {path}: {error}") from None
-    saved = payload.get("identity", {})
+    keys = ("identity", "network", "optimizer", "iteration", "decisions", "games", "play_s", "update_s",
+            "rng", "buffer")
+    if not isinstance(payload, dict) or any(key not in payload for key in keys):
+        raise ValueError(f"cannot resume from {path}: not the state of an expert-iteration run")
+    saved = payload["identity"]
     for key, value in identity.items():
         if saved.get(key) != value:
             raise ValueError(f"cannot resume {run}: it was trained with {key} {saved.get(key)!r}, "
@@ -497,7 +503,8 @@ def _load_state(run: Path, identity: dict[str, Any], network: Any, optimizer: An
     decisions = int(payload["decisions"])
     for name in (EVAL_CSV, EXIT_CSV):  # rows written after the state was saved are played again
         _trim_csv(run / name, decisions)
-    buffer = [Decisions(**part) for part in payload["buffer"]]
+    buffer = [Decisions(**{key: tensor.numpy() for key, tensor in part.items()})
+              for part in payload["buffer"]]
     return _State(int(payload["iteration"]), decisions, int(payload["games"]), float(payload["play_s"]),
                   float(payload["update_s"]), buffer, payload["rng"])
 

@@ -221,6 +221,10 @@ def test_a_run_writes_its_folder_and_resumes_as_if_never_stopped(tmp_path: Path)
     with pytest.raises(ValueError, match="net_arch"):
         train(RED7, replace(more, exit=replace(more.exit, net_arch=[32])), seed=0, out=tmp_path / "a",
               progress=False, log=lambda _: None, resume=True)
+    (tmp_path / "d" / "checkpoints").mkdir(parents=True)
+    torch.save({"network": {}}, tmp_path / "d" / "checkpoints" / "exit_state.pt")
+    with pytest.raises(ValueError, match="not the state of an expert-iteration run"):
+        train(RED7, more, seed=0, out=tmp_path / "d", progress=False, log=lambda _: None, resume=True)
     with pytest.raises(ValueError, match="nothing to resume"):
         train(RED7, more, seed=0, out=tmp_path / "c", progress=False, log=lambda _: None, resume=True)
 
