@@ -301,7 +301,7 @@ def train_exit(
 
     Raises:
         ValueError: when torch is missing, or (``resume``) ``run`` holds no state of a run of
-            the same env, variant and network.
+            the same env, variant, network and seed.
     """
     try:
         import torch
@@ -315,7 +315,7 @@ def train_exit(
     rng = np.random.default_rng([seed, 0xE817])
     identity = {"env": target.env_name, "options": dict(target.options),
                 "observation_size": target.observation_size, "num_actions": target.num_actions,
-                "net_arch": list(section.net_arch)}
+                "net_arch": list(section.net_arch), "seed": seed}
     state = _State()
     if resume:
         state = _load_state(run, identity, network, optimizer, rng)
