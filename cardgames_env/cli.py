@@ -11,6 +11,7 @@ Examples (``ENV`` is an env name that ``cardgames list`` prints)::
     cardgames serve --port 8000
     cardgames train ENV --timesteps 300000 --opponents selfplay --out runs/mine
     cardgames train ENV --algo dmc --opponents heuristic --timesteps 2000000
+    cardgames train ENV --algo exit --timesteps 20000 --out runs/exit [--resume]
     cardgames train ENV --backend rllib --num-env-runners 2 --iterations 20
     cardgames eval ENV --agent runs/mine --vs heuristic --games 400
     cardgames eval ENV --agent pretrained --vs heuristic
@@ -506,6 +507,8 @@ def check_address(address: str | None) -> str | None:
 def cmd_train_rllib(args: argparse.Namespace, options: dict[str, Any]) -> int:
     """Train with RLlib PPO (see :mod:`cardgames_env.integrations.rllib`)."""
     given = [name for name in SB3_ONLY if getattr(args, name) is not None]
+    if getattr(args, "resume", False):
+        given.append("resume")
     if given:
         raise UsageError(f"--{given[0].replace('_', '-')} belongs to --backend sb3, not rllib")
     for value, what in ((args.iterations, "--iterations"), (args.envs_per_runner, "--envs-per-runner")):
@@ -534,7 +537,8 @@ def cmd_train_rllib(args: argparse.Namespace, options: dict[str, Any]) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    """Train a MaskablePPO or DMC agent (see :mod:`cardgames_env.training.train`), or with RLlib."""
+    """Train a MaskablePPO, DMC or expert-iteration agent (see :mod:`cardgames_env.training.train`),
+    or with RLlib."""
     if args.out is not None:
         writable(args.out, "--out", folder=True)
     else:  # the run folder will be made under runs/ (its name depends on the settings)
@@ -567,7 +571,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         overrides = Overrides(**{name: getattr(args, name) for name in Overrides.names()})
         config = resolve_config(target.spec, args.config, overrides)
-        train(target, config, seed=args.seed, out=args.out, progress=progress_setting(args))
+        train(target, config, seed=args.seed, out=args.out, progress=progress_setting(args),
+              resume=args.resume)
     except ValueError as error:
         raise UsageError(str(error)) from None
     except ImportError as error:
@@ -812,17 +817,20 @@ def _add_serve(sub: Any) -> None:
 def _add_train(sub: Any) -> None:
     """Add ``cardgames train ENV``: the settings' flags (:data:`TRAIN_FLAGS`), the run's, and
     RLlib's."""
-    parser = _command(sub, "train", help="train a MaskablePPO or DMC agent for one seat (game defaults)")
+    parser = _command(sub, "train", help="train a MaskablePPO, DMC or expert-iteration agent (game defaults)")
     parser.add_argument("env", help=f"env name: {', '.join(env_names())}")
     for name, (kwargs, what) in TRAIN_FLAGS.items():
         parser.add_argument(f"--{name.replace('_', '-')}", default=None, **kwargs,
                             help=f"{what} ({_setting_default(name)})")
     parser.add_argument("--seed", type=int, default=0, help="seed of the envs and the network")
     parser.add_argument("--out", default=None,
-                        help="run folder (default: runs/<env>[-dmc]-<opponents>-s<seed>, with the env's "
-                             "canonical name)")
+                        help="run folder (default: runs/<env>[-dmc|-exit]-<opponents>-s<seed>, with the "
+                             "env's canonical name)")
     parser.add_argument("--config", default=None, help="a JSON file overriding the game's settings "
                                                        "(default: none)")
+    parser.add_argument("--resume", action="store_true",
+                        help="--algo exit: go on from the state saved after the last finished iteration in "
+                             "the run folder (--out, or the default folder), up to --timesteps decisions")
     _progress_argument(parser, "the learner steps and the final evaluations' games")
     _option_argument(parser)
     _add_train_rllib(parser)
@@ -836,7 +844,8 @@ TRAIN_FLAGS: dict[str, tuple[dict[str, Any], str]] = {
     "vec_env": ({"choices": VEC_ENVS}, "with --engine aec: DummyVecEnv (one process) or SubprocVecEnv"),
     "engine": ({"choices": ENGINES}, "aec: one game at a time; vector: the batched engine, N games at once"),
     "algo": ({"choices": ALGOS}, "ppo: sb3-contrib's MaskablePPO; dmc: Deep Monte-Carlo on the batched "
-             "engine, saved as model.npz"),
+             "engine, saved as model.npz; exit: expert iteration (the network-guided search plays every "
+             "seat, the network learns its moves and the outcomes), saved as model.npz"),
     "eval_games": ({"type": int}, "games of each evaluation, periodic and final"),
     "imitation_games": ({"type": int}, "games the teacher (--imitation-teacher) plays against heuristics "
                         "before PPO or DMC; the network first imitates its moves (0: none)"),

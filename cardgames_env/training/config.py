@@ -118,9 +118,20 @@ ENGINES = ("aec", "vector")
 """Values of the ``engine`` setting (``--engine``): the AEC env one game at a time
 (``SingleAgentEnv`` under an SB3 vec env), or the batched engine
 (:class:`~cardgames_env.training.sb3_vec_env.SB3BatchedEnv`)."""
-ALGOS = ("ppo", "dmc")
-"""Values of the ``algo`` setting (``--algo``): sb3-contrib's MaskablePPO, or Deep
-Monte-Carlo on the batched engine (:mod:`cardgames_env.training.dmc`)."""
+ALGOS = ("ppo", "dmc", "exit")
+"""Values of the ``algo`` setting (``--algo``): sb3-contrib's MaskablePPO, Deep
+Monte-Carlo on the batched engine (:mod:`cardgames_env.training.dmc`), or expert iteration
+(:mod:`cardgames_env.training.exit`)."""
+EXIT_KEYS = ("search", "games", "epochs", "batch_size", "window", "temperature", "learning_rate",
+             "value_coef", "value_scale", "max_grad_norm", "net_arch")
+"""Settings of the ``exit`` section: the search agent that plays every seat (an agent name,
+``search:...``), self-play games per iteration, passes over the buffer per iteration, decisions
+per update, iterations whose decisions the buffer keeps, the visit targets' temperature (1: the
+visit counts' shares; lower sharpens them; 0: the most visited moves alone), Adam's step size,
+the value loss's weight, the return that maps to a value of 1, the gradient-norm clip and the
+hidden widths."""
+EXIT_MIN_ROUNDS = 4
+"""Fewest batches a decision of ``exit.search`` runs its simulations in (compiled search)."""
 DMC_KEYS = ("n_envs", "n_envs_cuda", "learning_rate", "batch_size", "epsilon", "gamma", "max_grad_norm",
             "net_arch")
 """Settings of the ``dmc`` section: batched games (on the CPU, and with a GPU learner), Adam's
@@ -280,6 +291,51 @@ def _validate_dmc(config: Mapping[str, Any]) -> None:
         raise ValueError("algo dmc trains on the batched engine: use engine vector (--engine vector)")
 
 
+def _validate_exit(config: Mapping[str, Any]) -> None:
+    """Check the ``exit`` section, and what expert iteration needs of the other settings: the
+    rules env (``engine`` aec: the search reads its states; its simulations run in the batched
+    engines), self-play (every seat searches) and no imitation start."""
+    section = _section(config, "exit", EXIT_KEYS)
+    search = section.get("search", "search:iterations=64:batch=8")
+    if not isinstance(search, str):
+        raise ValueError(f"exit.search must be a search agent name, got {_kind(search)} ({search!r})")
+    from cardgames_env.agents.search import parse_search_options
+
+    try:
+        options = parse_search_options(search)
+    except ValueError as error:
+        raise ValueError(f"exit.search: {error}") from None
+    if options.iterations is None or options.time is not None:
+        raise ValueError(f"exit.search must set iterations and no time (runs that do not depend on the "
+                         f"machine's speed), e.g. search:iterations=64:batch=8, got {search!r}")
+    if options.engine == "compiled" and options.batch * EXIT_MIN_ROUNDS > options.iterations:
+        raise ValueError(f"exit.search must run its iterations in at least {EXIT_MIN_ROUNDS} batches "
+                         f"(batch <= iterations / {EXIT_MIN_ROUNDS}): the simulations of one batch pick "
+                         f"their moves before any playout's result, so the visit counts of a single batch "
+                         f"hold no results to learn; got {search!r}")
+    for key in ("games", "epochs", "batch_size", "window"):
+        _int(section.get(key, 1), f"exit.{key}")
+    _number(section.get("learning_rate", 1e-3), "exit.learning_rate", 0.0, strict=True)
+    _number(section.get("temperature", 1.0), "exit.temperature", 0.0)
+    _number(section.get("value_coef", 1.0), "exit.value_coef", 0.0)
+    _number(section.get("value_scale", 1.0), "exit.value_scale", 0.0, strict=True)
+    _number(section.get("max_grad_norm", 40.0), "exit.max_grad_norm", 0.0, strict=True)
+    widths = section.get("net_arch", [256])
+    if not isinstance(widths, list) or not all(_is_int(w) and w >= 1 for w in widths):
+        raise ValueError(f"exit.net_arch must be a list of positive layer widths, got {widths!r}")
+    if config.get("algo", "ppo") != "exit":
+        return
+    if config.get("engine", "aec") != "aec":
+        raise ValueError("algo exit plays its games on the rules env (the search's simulations run in the "
+                         "batched engines): use engine aec (leave out --engine)")
+    if config.get("opponents", "selfplay") != "selfplay":
+        raise ValueError("algo exit trains every seat by self-play of the search: use opponents selfplay "
+                         f"(got {config.get('opponents')!r})")
+    imitation = config.get("imitation", {})
+    if isinstance(imitation, Mapping) and imitation.get("games", 0):
+        raise ValueError("algo exit does not start from imitation games: set imitation.games to 0")
+
+
 def check_device_name(device: Any) -> None:
     """Check the form of a ``device`` setting (whether the device is there is checked when the
     learner is built: :func:`cardgames_env.training.device.resolve_device`).
@@ -302,9 +358,9 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
     Raises:
         ValueError: naming the first bad setting.
     """
-    known = ("timesteps", "n_envs", "vec_env", "engine", "algo", "dmc", "vector", "opponents", "learner_seat",
-             "torch_threads", "device", "threads", "ppo", "eval", "checkpoint_every", "selfplay", "imitation",
-             *NOTE_KEYS, *RUN_KEYS)
+    known = ("timesteps", "n_envs", "vec_env", "engine", "algo", "dmc", "exit", "vector", "opponents",
+             "learner_seat", "torch_threads", "device", "threads", "ppo", "eval", "checkpoint_every",
+             "selfplay", "imitation", *NOTE_KEYS, *RUN_KEYS)
     unknown = sorted(str(k) for k in config if k not in known)
     if unknown:
         raise ValueError(f"unknown setting {unknown[0]!r}; expected one of {', '.join(known)}")
@@ -331,6 +387,7 @@ def validate_config(config: Mapping[str, Any], ppo_parameters: Sequence[str] | N
         _int(batched.get(key, 1), f"vector.{key}")
     _choice(config.get("opponents"), "opponents", OPPONENT_MODES)
     _validate_dmc(config)
+    _validate_exit(config)
     _int(config.get("learner_seat"), "learner_seat", low=0, optional=True)
     _int(config.get("torch_threads"), "torch_threads", optional=True)
     _int(config.get("threads"), "threads", optional=True)
@@ -425,6 +482,31 @@ class DMCConfig:
 
 
 @dataclass(frozen=True)
+class ExItConfig:
+    """Expert iteration's settings (the ``exit`` section; see :mod:`cardgames_env.training.exit`)."""
+
+    search: str = "search:iterations=64:batch=8"
+    """The agent that plays every seat: a search agent name with a fixed simulation count, in
+    batches small enough for the visit counts to follow the playouts' results."""
+    games: int = 16
+    """Self-play games per iteration."""
+    epochs: int = 4
+    """Passes over the buffer after each iteration's games."""
+    batch_size: int = 256
+    window: int = 4
+    """Iterations whose decisions the buffer keeps (the latest ones)."""
+    temperature: float = 0.25
+    """Targets ``visits ** (1 / temperature)``, normalised: 1 the visit shares, 0 the most visited
+    (a few dozen simulations spread their visits almost evenly: sharper targets teach more)."""
+    learning_rate: float = 1e-3
+    value_coef: float = 1.0
+    value_scale: float = 1.0
+    """The return that counts as a value of 1 (values are clipped to [-1, 1])."""
+    max_grad_norm: float = 40.0
+    net_arch: list[int] = field(default_factory=lambda: [256])
+
+
+@dataclass(frozen=True)
 class VectorSection:
     """The batched engine's overrides for PPO (the ``vector`` section): its ``n_envs`` and the
     ``ppo`` settings that replace the AEC path's."""
@@ -514,6 +596,7 @@ class TrainConfig:
     checkpoint_every: int = 50_000
     ppo: PPOConfig = field(default_factory=PPOConfig)
     dmc: DMCConfig = field(default_factory=DMCConfig)
+    exit: ExItConfig = field(default_factory=ExItConfig)
     vector: VectorSection = field(default_factory=VectorSection)
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
@@ -543,7 +626,8 @@ class TrainConfig:
             "opponents": self.opponents,
             "learner_seat": self.learner_seat, "torch_threads": self.torch_threads, "device": self.device,
             "threads": self.threads, "ppo": asdict(self.ppo),
-            "dmc": asdict(self.dmc), "eval": asdict(self.eval), "checkpoint_every": self.checkpoint_every,
+            "dmc": asdict(self.dmc), "exit": asdict(self.exit), "eval": asdict(self.eval),
+            "checkpoint_every": self.checkpoint_every,
             "selfplay": asdict(self.selfplay), "imitation": asdict(self.imitation),
         }
 
@@ -632,7 +716,8 @@ def resolve_config(
     """Return the settings of a run: the defaults, the game's config.json, the file ``path``,
     then the ``overrides``; checked once, without importing any RL library.
 
-    DMC trains on the batched engine, so ``algo`` ``"dmc"`` without an engine asks for it.
+    DMC trains on the batched engine, so ``algo`` ``"dmc"`` without an engine asks for it;
+    expert iteration (``"exit"``) plays on the rules env, so it asks for ``"aec"``.
 
     Raises:
         ValueError: naming the first unknown or bad setting.
@@ -644,6 +729,8 @@ def resolve_config(
             settings[name] = getattr(overrides, name)
     if overrides.engine is None and settings.get("algo") == "dmc":
         settings["engine"] = "vector"
+    if overrides.engine is None and settings.get("algo") == "exit":
+        settings["engine"] = "aec"
     settings.setdefault("engine", "aec")
     _select_sections(settings)
     for name, paths in OVERRIDES.items():
@@ -681,6 +768,7 @@ def _typed(settings: Mapping[str, Any]) -> TrainConfig:
         **plain,
         ppo=PPOConfig(**settings.get("ppo", {})),
         dmc=DMCConfig(**settings.get("dmc", {})),
+        exit=ExItConfig(**settings.get("exit", {})),
         vector=VectorSection(**batched),
         imitation=ImitationConfig(**settings.get("imitation", {})),
         eval=EvalConfig(**settings.get("eval", {})),

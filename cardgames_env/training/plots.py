@@ -16,6 +16,8 @@ PROGRESS_CSV = "logs/progress.csv"
 """SB3's CSV log inside a run folder."""
 IMITATION_CSV = "imitation.csv"
 """Per-epoch loss and held-out accuracy of the imitation fit, in the run folder."""
+EXIT_CSV = "exit.csv"
+"""Per-iteration policy and value losses of an expert-iteration run, in the run folder."""
 
 
 def _pyplot() -> Any:
@@ -165,13 +167,24 @@ def _read_imitation(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray] | N
     return None if columns is None else (columns[0], columns[1], columns[2])
 
 
+def _read_exit(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Return ``(timesteps, policy loss, value loss)`` from a run's ``exit.csv``, if any.
+
+    Raises:
+        ValueError: naming the file and line of a missing or non-numeric value.
+    """
+    columns = _read_log_columns(path, ("timesteps", "policy_loss", "value_loss"), skip_incomplete=False)
+    return None if columns is None else (columns[0], columns[1], columns[2])
+
+
 def plot_learning_curve(run_dir: str | Path, path: str | Path | None = None) -> Path:
-    """Draw a run's learning curve: periodic evaluations with 95% bands, the rollout return, and
-    (after ``--imitation-games``) the imitation fit's loss and held-out accuracy per epoch.
+    """Draw a run's learning curve: periodic evaluations with 95% bands, the rollout return,
+    (after ``--imitation-games``) the imitation fit's loss and held-out accuracy per epoch, and
+    (expert iteration) the policy and value losses per iteration.
 
     Args:
         run_dir: a ``cardgames train`` output folder (``eval.csv``, ``logs/progress.csv``,
-            ``imitation.csv``).
+            ``imitation.csv``, ``exit.csv``).
         path: the PNG to write (default ``run_dir/learning_curve.png``).
 
     Raises:
@@ -186,8 +199,9 @@ def plot_learning_curve(run_dir: str | Path, path: str | Path | None = None) -> 
     evals = read_eval_csv(eval_path)
     progress = _read_progress(run / PROGRESS_CSV)
     imitation = _read_imitation(run / IMITATION_CSV)
+    losses = _read_exit(run / EXIT_CSV)
     plt = _pyplot()
-    panels = 1 + (progress is not None) + (imitation is not None)
+    panels = 1 + (progress is not None) + (imitation is not None) + (losses is not None)
     fig, axes = plt.subplots(1, panels, figsize=(5.2 * panels, 3.6), squeeze=False)
     ax = axes[0][0]
     metric = ""
@@ -214,6 +228,15 @@ def plot_learning_curve(run_dir: str | Path, path: str | Path | None = None) -> 
         ax_fit.set_xlabel("epoch")
         ax_fit.set_title("imitation of the teacher")
         ax_fit.legend(fontsize=8)
+    if losses is not None:
+        ax_loss = axes[0][1 + (imitation is not None)]
+        ax_loss.plot(losses[0], losses[1], color="#8172B2", marker="o", markersize=3,
+                     label="policy (cross-entropy)")
+        ax_loss.plot(losses[0], losses[2], color="#DD8452", marker="o", markersize=3,
+                     label="value (squared error)")
+        ax_loss.set_xlabel("timesteps (decisions)")
+        ax_loss.set_title("expert iteration losses")
+        ax_loss.legend(fontsize=8)
     if progress is not None:
         ax2 = axes[0][panels - 1]
         ax2.plot(progress[0], progress[1], color="#55A868", marker="o", markersize=2)

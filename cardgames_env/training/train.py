@@ -3,7 +3,8 @@
 It resolves the env (:class:`~cardgames_env.training.target.TrainingTarget`) and the settings
 (:func:`~cardgames_env.training.config.resolve_config`: ``training/configs/default.json``, the
 game's ``config.json``, ``--config FILE``, the command line) once, hands both to the learner
-(:func:`~cardgames_env.training.ppo.train_ppo` or :func:`~cardgames_env.training.dmc.train_dmc`),
+(:func:`~cardgames_env.training.ppo.train_ppo`, :func:`~cardgames_env.training.dmc.train_dmc` or
+:func:`~cardgames_env.training.exit.train_exit`),
 evaluates what it learned and writes the summary.
 A run folder holds::
 
@@ -21,6 +22,7 @@ A run folder holds::
 
 from __future__ import annotations
 
+import functools
 import json
 import warnings
 from collections.abc import Callable, Mapping
@@ -70,10 +72,12 @@ def train(
     out: str | Path | None = None,
     progress: bool | None = None,
     log: Callable[[str], None] = print,
+    resume: bool = False,
     **settings: Any,
 ) -> TrainResult:
-    """Train a MaskablePPO (or, with ``config.algo == "dmc"``, a Deep Monte-Carlo) agent for one
-    seat of ``env``, evaluate it and write the run folder.
+    """Train a MaskablePPO (or, with ``config.algo == "dmc"``, a Deep Monte-Carlo; with
+    ``"exit"``, an expert-iteration) agent for one seat of ``env`` (expert iteration: every
+    seat), evaluate it and write the run folder.
 
     Every setting comes from ``config`` (default: the game's,
     :func:`~cardgames_env.training.config.resolve_config`); the learner, the evaluations and the
@@ -95,13 +99,15 @@ def train(
         config: the run's settings.
         options: the variant options of an env given by name or spec.
         seed: seed of the envs and the network.
-        out: the run folder (default ``runs/<env>[-dmc]-<opponents>-s<seed>``, with the
+        out: the run folder (default ``runs/<env>[-dmc|-exit]-<opponents>-s<seed>``, with the
             canonical env name).
         progress: bars on stderr for the learner steps (their total is the number of steps that
             will run, ``timesteps`` rounded up to whole rollouts or batches, as the log says),
             the imitation games and the final evaluations' games: ``None`` when stderr is a
             terminal, ``True`` always, ``False`` never.
         log: where the run's lines go.
+        resume: go on from the state an expert-iteration run saved in its folder (``out``, or
+            the default folder): only with ``config.algo == "exit"``.
         **settings: deprecated: the settings as keywords (:data:`LEGACY_SETTINGS`), resolved
             over the game's settings as the command line's are.
 
@@ -114,6 +120,8 @@ def train(
         check_output_folder(run)
     target = env if isinstance(env, TrainingTarget) else TrainingTarget.resolve(env, options)
     config = _config(target, config, settings)
+    if resume and config.algo != "exit":
+        raise ValueError(f"resume is for algo exit (expert iteration), not {config.algo}")
     target.check_seat(config.learner_seat)
     if config.imitation.games > 0:
         check_agent_kinds(target.raw_env(), None, config.imitation.teacher, config.imitation.opponents)
@@ -125,7 +133,7 @@ def train(
         run = check_output_folder(Path("runs") / run_folder_name(target.env_name, config, seed))
     plan.apply()
     log(plan.describe())
-    fitted = _learner(config)(target, config, pool, run, seed, on, log, progress)
+    fitted = _learner(config, resume)(target, config, pool, run, seed, on, log, progress)
     results = final_evaluations(target.raw_env(), fitted.policy, config.eval, progress, log)
     summary = {**fitted.summary, "device": str(on), "threads": plan.as_dict(),
                "final_evaluations": [match_json(r) for r in results]}
@@ -137,8 +145,8 @@ def train(
 
 
 def run_folder_name(env_name: str, config: TrainConfig, seed: int) -> str:
-    """The default run folder's name under ``runs/``: ``<env>[-dmc]-<opponents>-s<seed>``."""
-    prefix = f"{env_name}-dmc" if config.algo == "dmc" else env_name
+    """The default run folder's name under ``runs/``: ``<env>[-dmc|-exit]-<opponents>-s<seed>``."""
+    prefix = f"{env_name}-{config.algo}" if config.algo in ("dmc", "exit") else env_name
     return f"{prefix}-{config.opponents}-s{seed}"
 
 
@@ -164,8 +172,13 @@ def _config(target: TrainingTarget, config: TrainConfig | None, settings: Mappin
     return resolve_config(target.spec, path, Overrides(**given))
 
 
-def _learner(config: TrainConfig) -> Learner:
-    """The entry point of the run's algorithm (imported only now: it loads torch)."""
+def _learner(config: TrainConfig, resume: bool = False) -> Learner:
+    """The entry point of the run's algorithm (imported only now: it loads torch); with
+    ``resume``, expert iteration's that goes on from the run folder's saved state."""
+    if config.algo == "exit":
+        from .exit import train_exit
+
+        return functools.partial(train_exit, resume=resume)
     if config.algo == "dmc":
         from .dmc import train_dmc
 
