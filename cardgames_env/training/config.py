@@ -130,8 +130,6 @@ per update, iterations whose decisions the buffer keeps, the visit targets' temp
 visit counts' shares; lower sharpens them; 0: the most visited moves alone), Adam's step size,
 the value loss's weight, the return that maps to a value of 1, the gradient-norm clip and the
 hidden widths."""
-EXIT_MIN_ROUNDS = 4
-"""Fewest batches a decision of ``exit.search`` runs its simulations in (compiled search)."""
 DMC_KEYS = ("n_envs", "n_envs_cuda", "learning_rate", "batch_size", "epsilon", "gamma", "max_grad_norm",
             "net_arch")
 """Settings of the ``dmc`` section: batched games (on the CPU, and with a GPU learner), Adam's
@@ -308,11 +306,6 @@ def _validate_exit(config: Mapping[str, Any]) -> None:
     if options.iterations is None or options.time is not None:
         raise ValueError(f"exit.search must set iterations and no time (runs that do not depend on the "
                          f"machine's speed), e.g. search:iterations=64:batch=8, got {search!r}")
-    if options.engine == "compiled" and options.batch * EXIT_MIN_ROUNDS > options.iterations:
-        raise ValueError(f"exit.search must run its iterations in at least {EXIT_MIN_ROUNDS} batches "
-                         f"(batch <= iterations / {EXIT_MIN_ROUNDS}): the simulations of one batch pick "
-                         f"their moves before any playout's result, so the visit counts of a single batch "
-                         f"hold no results to learn; got {search!r}")
     for key in ("games", "epochs", "batch_size", "window"):
         _int(section.get(key, 1), f"exit.{key}")
     _number(section.get("learning_rate", 1e-3), "exit.learning_rate", 0.0, strict=True)

@@ -243,8 +243,6 @@ def test_exit_settings_are_checked() -> None:
         ({"exit": {"search": "search"}}, "exit.search must set iterations"),
         ({"exit": {"search": "heuristic"}}, "exit.search: not a search agent name"),
         ({"exit": {"search": "search:iterations=0"}}, "exit.search: search option iterations"),
-        ({"exit": {"search": "search:iterations=64"}}, "in at least 4 batches"),
-        ({"exit": {"search": "search:iterations=64:batch=17"}}, "in at least 4 batches"),
         ({"exit": {"temperature": -1}}, "exit.temperature"),
         ({"exit": {"value_scale": 0}}, "exit.value_scale"),
         ({"exit": {"games": 0}}, "exit.games"),
