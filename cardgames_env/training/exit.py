@@ -316,16 +316,11 @@ def train_exit(
     identity = {"env": target.env_name, "options": dict(target.options),
                 "observation_size": target.observation_size, "num_actions": target.num_actions,
                 "net_arch": list(section.net_arch), "seed": seed}
-    state = _State()
     if resume:
         state = _load_state(run, identity, network, optimizer, rng)
         log(f"resuming {run} after iteration {state.iteration} ({state.decisions} decisions)")
     else:
-        run.mkdir(parents=True, exist_ok=True)
-        record = {**config.as_dict(), "env": target.env_name, "options": dict(target.options), "seed": seed}
-        (run / "config.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-        start_eval_log(run / EVAL_CSV)
-        _start_csv(run / EXIT_CSV, EXIT_HEADER)
+        state = _start_run(run, target, config, seed)
     fields = {"algo": "exit", "opponents": "selfplay", "seed": seed, "search": section.search}
     log(f"training {target.env_name} by expert iteration until {config.timesteps} decisions are recorded "
         f"(whole iterations of {section.games} self-play games, every seat by {section.search}), "
@@ -382,6 +377,16 @@ def train_exit(
     }
     return Fitted(policy, model_path, chart, summary, state.decisions, wall, train_s,
                   state.decisions / train_s)
+
+
+def _start_run(run: Path, target: TrainingTarget, config: TrainConfig, seed: int) -> _State:
+    """Create a new run's folder with its ``config.json`` and empty logs; its state at the start."""
+    run.mkdir(parents=True, exist_ok=True)
+    record = {**config.as_dict(), "env": target.env_name, "options": dict(target.options), "seed": seed}
+    (run / "config.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    start_eval_log(run / EVAL_CSV)
+    _start_csv(run / EXIT_CSV, EXIT_HEADER)
+    return _State()
 
 
 def _play_iteration(raw: Any, section: Any, policy: NumpyPolicy, seed: int, iteration: int,
