@@ -30,20 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from cardgames_env.cli import parse_option
 from cardgames_env.training.evaluate import LeagueResult, league
 from cardgames_env.training.stats import bradley_terry, elo_from_strengths, wilson_interval
-
-
-def parse_options(pairs: list[str]) -> dict[str, Any]:
-    """``key=value`` env options (values read as JSON when they parse, else as text)."""
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, _, text = pair.partition("=")
-        try:
-            options[key] = json.loads(text)
-        except json.JSONDecodeError:
-            options[key] = text
-    return options
 
 
 def play_pair(env: str, first: str, second: str, games: int, seed: int, options: dict[str, Any],
@@ -79,7 +68,9 @@ def head_to_head(names: list[str], wins: np.ndarray, games: np.ndarray) -> str:
 
 def main() -> None:
     """Play the missing pairs, then print the ladder and the head-to-head table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("env")
     parser.add_argument("--agents", required=True, help="comma-separated agent names")
     parser.add_argument("--games", type=int, default=40, help="games per pair (even)")
@@ -91,12 +82,13 @@ def main() -> None:
     if args.games <= 0 or args.games % 2:
         raise SystemExit("--games must be a positive even number (each deal is played twice)")
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    options = parse_options(args.option)
+    options = dict(parse_option(text) for text in args.option)  # as cardgames league reads them
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     k = len(agents)
-    jobs = [(args.env, agents[i], agents[j], args.games, args.seed, options, str(pair_path(out, i, j, agents)))
-            for i in range(k) for j in range(i + 1, k) if not pair_path(out, i, j, agents).exists()]
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k) if not pair_path(out, i, j, agents).exists()]
+    jobs = [(args.env, agents[i], agents[j], args.games, args.seed, options,
+             str(pair_path(out, i, j, agents))) for i, j in pairs]
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         for done in pool.map(play_pair, *zip(*jobs)) if jobs else ():
             print(f"saved {done}", flush=True)
