@@ -44,7 +44,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,15 @@ from .config import TrainConfig
 from .evaluate import evaluate
 from .export import Layers, linear_layer, write_policy
 from .fitted import Fitted
-from .plots import EVAL_CSV, EXIT_CSV, append_eval_log, plot_learning_curve, start_eval_log
+from .plots import (
+    EVAL_CSV,
+    EXIT_CSV,
+    append_csv,
+    append_eval_log,
+    plot_learning_curve,
+    start_csv,
+    start_eval_log,
+)
 from .target import TrainingTarget
 
 STATE_FILE = "checkpoints/exit_state.pt"
@@ -129,8 +137,14 @@ def root_targets(agent: SearchAgent, state: Any, move: Any, num_actions: int,
     """The targets of the move ``move`` that ``agent`` just chose in ``state``, from its
     ``last_root`` (:func:`step_targets`, each :func:`sharpen`-ed by ``temperature``; an empty
     root gives the move's actions alone)."""
+    return _chosen_targets(agent, state, move_actions(agent.env.encoding, state, move), num_actions,
+                           temperature)
+
+
+def _chosen_targets(agent: SearchAgent, state: Any, chosen: Sequence[int], num_actions: int,
+                    temperature: float) -> list[np.ndarray]:
+    """:func:`root_targets` of the move whose actions are ``chosen``."""
     encoding = agent.env.encoding
-    chosen = move_actions(encoding, state, move)
     root = agent.last_root
     prefixes = [move_actions(encoding, state, m) for m, _ in root]
     targets = step_targets(prefixes, [int(v) for _, v in root], chosen, num_actions)
@@ -157,13 +171,15 @@ class Decisions:
     @classmethod
     def join(cls, parts: Sequence[Decisions]) -> Decisions:
         """The decisions of ``parts`` one after another."""
-        return cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in
-                     ("observations", "masks", "targets", "players", "values")))
+        return cls(**{name: np.concatenate([getattr(p, name) for p in parts]) for name in _DECISION_FIELDS})
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The decisions as named arrays (the state file's layout)."""
-        return {"observations": self.observations, "masks": self.masks, "targets": self.targets,
-                "players": self.players, "values": self.values}
+        return {name: getattr(self, name) for name in _DECISION_FIELDS}
+
+
+_DECISION_FIELDS = tuple(f.name for f in fields(Decisions))
+"""The arrays of :class:`Decisions`, in order."""
 
 
 def self_play_game(
@@ -193,7 +209,8 @@ def self_play_game(
         state = raw.game_state()
         move = agents[seat].choose_move(state)
         actions = move_actions(encoding, state, move)
-        for action, target in zip(actions, root_targets(agents[seat], state, move, num_actions, temperature)):
+        for action, target in zip(actions, _chosen_targets(agents[seat], state, actions, num_actions,
+                                                           temperature)):
             mask = np.asarray(raw.action_mask(), dtype=bool)
             if not mask[action]:  # a legal move's actions are legal: never play another one
                 raise RuntimeError(f"the search's move {move!r} is not legal in {raw.metadata['name']}")
@@ -346,7 +363,7 @@ def train_exit(
             state.games += section.games
             policy = NumpyPolicy.from_layers(policy_layers(network))
             result = _evaluate(run, target, config, policy, state.decisions)
-            _append_csv(run / EXIT_CSV, [state.decisions, state.iteration, state.games, len(part),
+            append_csv(run / EXIT_CSV, [state.decisions, state.iteration, state.games, len(part),
                                          f"{losses[0]:.6f}", f"{losses[1]:.6f}",
                                          f"{time.perf_counter() - tick:.3f}"])
             if state.decisions >= next_checkpoint:
@@ -385,7 +402,7 @@ def _start_run(run: Path, target: TrainingTarget, config: TrainConfig, seed: int
     record = {**config.as_dict(), "env": target.env_name, "options": dict(target.options), "seed": seed}
     (run / "config.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     start_eval_log(run / EVAL_CSV)
-    _start_csv(run / EXIT_CSV, EXIT_HEADER)
+    start_csv(run / EXIT_CSV, EXIT_HEADER)
     return _State()
 
 
@@ -446,16 +463,6 @@ def _evaluate(run: Path, target: TrainingTarget, config: TrainConfig, policy: Nu
                       metric=evals.metric)
     append_eval_log(run / EVAL_CSV, decisions, "random", result)
     return result
-
-
-def _start_csv(path: Path, header: Sequence[str]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerow(header)
-
-
-def _append_csv(path: Path, row: Sequence[Any]) -> None:
-    with path.open("a", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerow(row)
 
 
 def _save_state(run: Path, identity: dict[str, Any], network: Any, optimizer: Any, state: _State) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,20 +60,28 @@ EVAL_HEADER = ("timesteps", "opponent", "games", "metric", "value", "low", "high
 """Every column of ``eval.csv``, in order."""
 
 
+def start_csv(path: Path, header: Sequence[str]) -> None:
+    """Write a CSV log at ``path`` holding its header alone."""
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerow(header)
+
+
+def append_csv(path: Path, row: Sequence[Any]) -> None:
+    """Append one row to the CSV log at ``path``."""
+    with path.open("a", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerow(row)
+
+
 def start_eval_log(path: Path) -> None:
     """Write an empty ``eval.csv`` (its header alone) at ``path``."""
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerow(EVAL_HEADER)
+    start_csv(path, EVAL_HEADER)
 
 
 def append_eval_log(path: Path, timesteps: int, opponent: str, result: Any) -> None:
     """Append one evaluation (a :class:`~cardgames_env.training.evaluate.MatchResult`) after
     ``timesteps`` learner steps to the ``eval.csv`` at ``path``."""
-    with path.open("a", newline="", encoding="utf-8") as handle:
-        csv.writer(handle).writerow(
-            [timesteps, opponent, result.games, result.metric, f"{result.value:.6f}",
-             f"{result.ci[0]:.6f}", f"{result.ci[1]:.6f}", f"{result.win_rate:.6f}"]
-        )
+    append_csv(path, [timesteps, opponent, result.games, result.metric, f"{result.value:.6f}",
+                      f"{result.ci[0]:.6f}", f"{result.ci[1]:.6f}", f"{result.win_rate:.6f}"])
 
 
 def read_eval_csv(path: str | Path) -> dict[str, dict[str, np.ndarray]]:
