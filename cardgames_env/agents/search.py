@@ -305,15 +305,16 @@ class _TreeWalk:
         """Pick the action of ``slot``'s decision (see the class docstring)."""
         node = self.nodes[slot]
         children = node.children
+        actions = legal.tolist()
         existing = []
-        for action in legal.tolist():
+        for action in actions:
             child = children.get(action)
             if child is not None:
                 child.avail += 1
                 existing.append(action)
         if not existing or len(children) < max(1.0, WIDENING * math.sqrt(node.visits)):
             if suggested in children:
-                untried = [action for action in legal.tolist() if action not in children]
+                untried = [action for action in actions if action not in children]
                 if untried:
                     suggested = untried[int(self.rng.integers(len(untried)))]
             if suggested not in children:
@@ -669,8 +670,9 @@ class SearchAgent:
                 if k % SHARED_SIMULATIONS == 0:
                     determinization = self.resample(root_state, me, rng)
                 states.append(determinization)
-            starts = [children[index] for index in chosen]
-            walk = _TreeWalk(starts, self.depth, c, rng) if self.depth else None
+            walk = None
+            if self.depth:  # the slots start their walks at their root moves' nodes
+                walk = _TreeWalk([children[index] for index in chosen], self.depth, c, rng)
             values = playouts.play(states, root_state, me, [prefixes[index] for index in chosen], walk)
             if walk is not None:
                 walk.backup(values)
