@@ -62,6 +62,36 @@ def test_legal_rows_gives_booleans_and_refuses_a_row_without_a_legal_action() ->
         legal_rows(np.array([[0, 1], [0, 0]]))
 
 
+@pytest.mark.parametrize("options", [{}, {"num_players": 3}, {"action_rule": True}])
+def test_red7_heuristic_plays_the_most_preferred_legal_action(options: dict) -> None:
+    """Under the strict rules the Red7 heuristic's batch pick is, row by row, the legal
+    action (other than giving up) of lowest rank in ``PREFERENCE``, found here by a plain
+    ``argmin`` over the whole mask, and giving up only when nothing else is legal."""
+    from cardgames_env import vector
+    from cardgames_env.agents.batch import random_legal
+    from cardgames_env.envs.red7.heuristic import PREFERENCE
+
+    probe = load("red7_v0").raw_env(**options)
+    give_up = probe.encoding.actions.offset("give_up")
+    heuristic = make_agent("heuristic", probe, seed=0)
+    engine = vector.make("red7_v0", num_envs=64, seed=2, **options)
+    rng = np.random.default_rng(1)
+    gave_up = 0
+    for _ in range(40):
+        actions = heuristic.act_batch(engine.obs, engine.mask)
+        for row, action in enumerate(actions.tolist()):
+            options_left = engine.mask[row].copy()
+            options_left[give_up] = False
+            if options_left.any():
+                ranks = np.where(options_left, PREFERENCE, PREFERENCE.size)
+                assert action == int(ranks.argmin())
+            else:
+                assert action == give_up
+                gave_up += 1
+        engine.step(np.where(rng.random(64) < 0.7, actions, random_legal(engine.mask, rng)))
+    assert gave_up > 0
+
+
 @pytest.mark.parametrize(
     ("name", "options"),
     [("gongzhu_v0", {}), ("gongzhu_v0", {"game_end": -1000}), ("jaipur_v0", {}),

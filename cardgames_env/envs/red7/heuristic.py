@@ -53,6 +53,9 @@ def _preference() -> np.ndarray:
 PREFERENCE = _preference()
 """``PREFERENCE[a]``: rank of action ``a`` in the heuristic's order of preference."""
 
+BY_PREFERENCE = np.argsort(PREFERENCE).astype(np.int64)
+"""The actions in the heuristic's order of preference (``BY_PREFERENCE[PREFERENCE[a]] == a``)."""
+
 
 class Red7Heuristic(BatchPlayer):
     """Keeps winning with the fewest and lowest cards spent; gives up only when it must."""
@@ -75,7 +78,7 @@ class Red7Heuristic(BatchPlayer):
         """
         legal = legal_rows(masks)
         if self.encoding.config.strict:
-            return _most_preferred(np.ascontiguousarray(legal), PREFERENCE, _GIVE_UP)
+            return _most_preferred(np.ascontiguousarray(legal), BY_PREFERENCE, _GIVE_UP)
         options = legal.copy()
         options[:, _GIVE_UP] = False
         layout = self.encoding.layout
@@ -84,7 +87,7 @@ class Red7Heuristic(BatchPlayer):
             view = layout.view(observations[row])
             for action in np.flatnonzero(options[row, :_TAKE0]):
                 options[row, action] = self._wins_after(view, int(action))
-        return _most_preferred(options, PREFERENCE, _GIVE_UP)
+        return _most_preferred(options, BY_PREFERENCE, _GIVE_UP)
 
     def _wins_after(self, view: Mapping[str, np.ndarray], action: int) -> bool:
         """Would we be winning after this turn-start action (observed palettes and rule)?"""
@@ -104,16 +107,16 @@ class Red7Heuristic(BatchPlayer):
 
 
 @njit(cache=True)
-def _most_preferred(options: np.ndarray, preference: np.ndarray, give_up: int) -> np.ndarray:
-    """Each row's allowed action (other than ``give_up``) of lowest ``preference``; ``give_up``
-    when there is none."""
+def _most_preferred(options: np.ndarray, by_preference: np.ndarray, give_up: int) -> np.ndarray:
+    """Each row's allowed action (other than ``give_up``) that comes first in
+    ``by_preference``; ``give_up`` when there is none. The scan stops at a row's first allowed
+    action: the cheap single-card actions come first."""
     actions = np.full(options.shape[0], give_up, dtype=np.int64)
     for row in range(options.shape[0]):
-        best = preference.size
-        for action in range(options.shape[1]):
-            if options[row, action] and action != give_up and preference[action] < best:
-                best = preference[action]
+        for action in by_preference:
+            if options[row, action] and action != give_up:
                 actions[row] = action
+                break
     return actions
 
 
