@@ -66,11 +66,9 @@ class GongZhuHeuristic(BatchPlayer):
             ValueError: when a row of ``masks`` allows nothing.
         """
         legal = legal_rows(masks)
-        observations = np.asarray(observations)
-        pig_out = (observations[:, _HAND + PIG] == 0) & (observations[:, _PLAYED_PIG] == 0).all(axis=1)
-        trick = (observations[:, _TRICK].reshape(-1, 4, 52) != 0).any(axis=1)
-        led = np.where(trick.any(axis=1), (observations[:, _LED] != 0).argmax(axis=1), -1)
-        return _decide(np.ascontiguousarray(legal), np.ascontiguousarray(trick), led, pig_out)
+        observations = np.ascontiguousarray(observations, dtype=np.float32)
+        return _decide_observed(observations, np.ascontiguousarray(legal), _HAND + PIG, _PLAYED_PIG,
+                                _TRICK.start, _LED.start)
 
 
 def lead_card(legal: Sequence[int], pig_out: bool) -> int:
@@ -137,6 +135,41 @@ _PLAYED_PIG = LAYOUT.slice("played").start + 52 * np.arange(4) + PIG
 """Columns of the ``played`` piece that hold the pig, one per seat."""
 _TRICK = LAYOUT.slice("trick")
 _LED = LAYOUT.slice("led_suit")
+
+
+@njit(cache=True)
+def _decide_observed(
+    observations: np.ndarray, legal: np.ndarray, hand_pig: int, played_pig: np.ndarray, trick_start: int,
+    led_start: int,
+) -> np.ndarray:
+    """:func:`_decide` of rows read from their observations: the pig is out when it is in no
+    hand of ours and nobody has played it; the trick's cards are those any seat's row of the
+    ``trick`` piece holds; the led suit is the first set column of ``led_suit`` (-1 without a
+    trick)."""
+    rows = legal.shape[0]
+    trick = np.zeros((rows, 52), dtype=np.bool_)
+    led = np.full(rows, -1, dtype=np.int64)
+    pig_out = np.zeros(rows, dtype=np.bool_)
+    for row in range(rows):
+        obs = observations[row]
+        out = obs[hand_pig] == 0
+        for column in played_pig:
+            if obs[column] != 0:
+                out = False
+        pig_out[row] = out
+        any_card = False
+        for seat in range(4):
+            for card in range(52):
+                if obs[trick_start + 52 * seat + card] != 0:
+                    trick[row, card] = True
+                    any_card = True
+        if any_card:
+            led[row] = 0
+            for suit in range(4):
+                if obs[led_start + suit] != 0:
+                    led[row] = suit
+                    break
+    return _decide(legal, trick, led, pig_out)
 
 
 @njit(cache=True)

@@ -369,18 +369,20 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
         fixed[known] = 1 << SPADE_TWO
         sizes[known] -= 1
     hidden = [c for s in others for c in cards_of(state.hands[s] & ~fixed[s])]
+    # The seats that may hold a card of each suit (not void in it), and how many there are.
+    eligible = [[s for s in others if not state.voids[s] >> suit & 1] for suit in range(4)]
+    width = [len(seats) for seats in eligible]
     for _ in range(200):
         order = [hidden[i] for i in rng.permutation(len(hidden))]
         # Most constrained cards first (fewest seats may hold them), random seat among those.
-        eligible = {c: [s for s in others if not state.voids[s] >> (c // 13) & 1] for c in order}
-        order.sort(key=lambda c: len(eligible[c]))
+        order.sort(key=lambda c: width[c // 13])
         room = dict(sizes)
         new_hands = dict(fixed)
         for card in order:
-            seats = [s for s in eligible[card] if room[s] > 0]
+            seats = [s for s in eligible[card // 13] if room[s] > 0]
             if not seats:
                 break
-            seat = seats[int(rng.integers(len(seats)))]
+            seat = seats[int(rng.integers(len(seats)))] if len(seats) > 1 else seats[0]
             new_hands[seat] |= 1 << card
             room[seat] -= 1
         else:
