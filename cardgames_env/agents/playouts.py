@@ -8,7 +8,9 @@ each slot's simulation ends:
 
 * at the end of the game: the slot's finished game (``final_state``; a chance event left
   after the last move, such as a scoring draw, dealt by the rules) is scored by the search
-  hooks' ``value`` (the rules' ``returns`` without one);
+  hooks' ``value`` (the rules' ``returns`` without one), or, where the hooks have a
+  ``points_value`` for the variant, all the games that ended in a step at once from their
+  points (``final_points``);
 * at a chance event (the engine deals a new round or hand: the slot's random stream moves),
   when the game's hooks have a ``dealt_value``: it scores the state the new deal starts from
   (the finished round's result is part of it). Without that hook the slot plays on to the
@@ -193,6 +195,23 @@ class BatchedPlayouts:
                 break
         return values
 
+    def _score_ended(self, slots: np.ndarray, values: np.ndarray, root: Any, player: int) -> None:
+        """Score the simulations of ``slots``, whose games just ended (finished, or cut at the
+        step limit): the finished ones from their points in one call where the hooks'
+        ``points_value`` scores the variant, the others from their final rules states."""
+        engine = self.engine
+        rest = slots
+        points_value = self.hooks.points_value
+        if points_value is not None:
+            cut = engine.truncated[slots]
+            finished = slots[~cut]
+            scored = points_value(root, engine.final_points(finished), player) if finished.size else None
+            if scored is not None:
+                values[finished] = scored
+                rest = slots[cut]
+        for i in rest:
+            values[i] = self.finished_value(root, engine.final_state(int(i)), player)
+
     def _step(
         self, actions: np.ndarray, moving: np.ndarray, live: np.ndarray, streams: np.ndarray,
         values: np.ndarray, root: Any, player: int,
@@ -202,8 +221,8 @@ class BatchedPlayouts:
         engine.step(actions, moving)
         self.steps += int(moving.sum())
         ended = moving & (engine.done | engine.truncated)
-        for i in np.flatnonzero(ended):
-            values[i] = self.finished_value(root, engine.final_state(int(i)), player)
+        if ended.any():
+            self._score_ended(np.flatnonzero(ended), values, root, player)
         live &= ~ended
         dealt_value: Callable[[Any, Any, int], float] | None = self.hooks.dealt_value
         if dealt_value is not None:

@@ -34,6 +34,11 @@ default that knows no game:
   it). The compiled playouts (:mod:`cardgames_env.agents.playouts`) need it to stop at the
   horizon: a batched engine deals the next round in the same step that ends one. Without it
   they play on to the end of the game.
+* ``points_value(root, points, player)``: the values of finished games from their rules
+  ``points`` (one row per game), equal to ``value`` of those final states, or ``None`` where
+  the variant's value needs more than the points. Only speed: the compiled playouts then
+  score the games that ended in one call on the points the batched engine reads in compiled
+  code, instead of reading each finished game back as a rules state.
 * ``depth``: how many of the searching seat's later decisions the compiled search's tree
   follows below the root's moves (default 0: the root's moves alone). Deeper trees pay where
   a decision's worth shows only with the seat's next ones and the branching is small.
@@ -72,6 +77,10 @@ class SearchHooks:
         dealt_value: ``dealt_value(root, state, player)``, ``value`` of the horizon just
             passed, read from the state at the start of the next deal (``None``: compiled
             playouts run to the end of the game).
+        points_value: ``points_value(root, points, player)``, ``value`` of finished games
+            from their ``rules.points`` (int ``[K, players]``): float ``[K]``, or ``None``
+            where the variant needs the whole state (``None``: every finished game is read
+            back as a state).
         depth: the compiled search's default tree depth below the root's moves (``0``: flat).
     """
 
@@ -84,6 +93,7 @@ class SearchHooks:
     value: Callable[[Any, Any, int], float] | None = None
     apply: Callable[[Any, Any], Any] | None = None
     dealt_value: Callable[[Any, Any, int], float] | None = None
+    points_value: Callable[[Any, np.ndarray, int], np.ndarray | None] | None = None
     depth: int = 0
 
     def __post_init__(self) -> None:

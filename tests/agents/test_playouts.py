@@ -4,6 +4,7 @@ searching seat's information set, and the search keeps to its time cap."""
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 
 import numpy as np
@@ -28,8 +29,9 @@ def test_a_compiled_playout_is_the_rules_playout_move_by_move(name, options):
     """From determinizations of the seat to move, the engine's playout (the compiled heuristic
     choosing for every seat) and the rules engine fed the same actions pass through the same
     states with the same legal actions; at the end of the game they agree on the final state
-    and its value, and at a new deal the engine's ``dealt_value`` equals the rules' ``value``
-    of the state where the round ended."""
+    and its value (also as the hooks' ``points_value`` scores it from the points alone), and
+    at a new deal the engine's ``dealt_value`` equals the rules' ``value`` of the state where
+    the round ended."""
     raw = load(name).raw_env(**options)
     rules, encoding = raw.rules, raw.encoding
     hooks = load_hooks(raw.info.name)
@@ -37,7 +39,7 @@ def test_a_compiled_playout_is_the_rules_playout_move_by_move(name, options):
     playouts = BatchedPlayouts(raw, hooks, slots=1, seed=3)
     engine = playouts.engine
     live = np.ones(1, dtype=np.bool_)
-    endings = {"end": 0, "deal": 0}
+    endings = {"end": 0, "deal": 0, "points": 0}
     for root in positions(name, options, games=2, every=2, limit=3):
         me = rules.current_player(root)
         determinization = hooks.resample(hooks.infoset(root, me), me, rng)
@@ -67,6 +69,12 @@ def test_a_compiled_playout_is_the_rules_playout_move_by_move(name, options):
                     state = rules.apply_deal(state, rules.sample_deal(state, deal_rng))
                 assert rules.current_player(state) < 0 and rules.current_player(state) != CHANCE
                 assert got == _rules_value(hooks, rules, determinization, state, me)
+                if hooks.points_value is not None and not engine.truncated[0]:
+                    # The same value from the points alone, where the hook scores the variant.
+                    scored = hooks.points_value(determinization, engine.final_points([0]), me)
+                    if scored is not None:
+                        assert scored.shape == (1,) and scored[0] == pytest.approx(got)
+                        endings["points"] += 1
                 endings["end"] += 1
                 break
             if rules.current_player(state) == CHANCE:
@@ -79,7 +87,7 @@ def test_a_compiled_playout_is_the_rules_playout_move_by_move(name, options):
             assert (engine.rng_state == stream).all()  # no chance event inside a round
         else:
             pytest.fail("a playout did not end")
-    assert sum(endings.values()) >= 2
+    assert endings["end"] + endings["deal"] >= 2
 
 
 def _recording_loads(monkeypatch, agent):
@@ -185,6 +193,31 @@ def test_a_timed_batch_is_sized_from_the_last_one():
     assert search_module._timed_batch(100, 0.02, 0.01) == 25
     assert search_module._timed_batch(100, 0.02, 0.0) == 0
     assert search_module._timed_batch(100, 0.02, -0.01) == 0
+
+
+@pytest.mark.parametrize(("name", "options"), [("red7_v0", {}), ("gongzhu_v0", {})])
+def test_finished_games_scored_from_their_points_score_as_their_states(name, options, monkeypatch):
+    """Where the hooks' ``points_value`` scores the variant, the playouts score every finished
+    game from its points without reading it back as a state, and the values are those of the
+    same playouts scored state by state (the hook removed)."""
+    raw = load(name).raw_env(**options)
+    hooks = load_hooks(raw.info.name)
+    assert hooks.points_value is not None
+    rng = np.random.default_rng(0)
+    states = []
+    for root in positions(name, options, games=2, every=2, limit=4):
+        me = raw.rules.current_player(root)
+        states.append((root, me, [hooks.resample(hooks.infoset(root, me), me, rng) for _ in range(6)]))
+    fast = BatchedPlayouts(raw, hooks, slots=8, seed=3)
+    slow = BatchedPlayouts(raw, dataclasses.replace(hooks, points_value=None), slots=8, seed=3)
+    read_back = []
+    real_final_state = fast.engine.final_state
+    monkeypatch.setattr(fast.engine, "final_state", lambda i: read_back.append(i) or real_final_state(i))
+    for root, me, determinizations in states:
+        got = fast.play(determinizations, root, me)
+        assert np.array_equal(got, slow.play(determinizations, root, me))
+        assert np.unique(got).size > 1  # real results, not one constant
+    assert read_back == []
 
 
 def test_a_playout_past_the_step_limit_is_scored_where_it_stands(monkeypatch):

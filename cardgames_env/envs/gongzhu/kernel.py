@@ -424,6 +424,10 @@ class GongZhuEngine(BatchedEngine):
         _write_final_obs(self.final_slots, slots, seats, out)
         return True
 
+    def _final_points(self, slots: np.ndarray) -> np.ndarray:
+        # rules.points: the totals
+        return self.final_slots[slots, _C_TOTALS : _C_TOTALS + 4].copy()
+
     def _get_state(self, i: int) -> rules.State:
         s: list[int] = self.slots[i].tolist()
 

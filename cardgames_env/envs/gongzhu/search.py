@@ -76,9 +76,28 @@ def hand_over(state: gz.State, player: int) -> bool:
 
 def value(root: gz.State, state: gz.State, player: int) -> float:
     """The hand's points against the other seats' mean, scaled."""
-    points = state.hand_points
-    others = (sum(points) - points[player]) / 3
-    return (points[player] - others) / 200
+    return float(_scaled(np.array(state.hand_points), player)[()])
+
+
+def _scaled(points: np.ndarray, player: int) -> np.ndarray:
+    """Hands' points of ``player`` against the other seats' mean, / 200 (the last axis holds
+    the four seats' points of a hand)."""
+    mine = points[..., player]
+    return (mine - (points.sum(axis=-1) - mine) / 3) / 200
+
+
+def dealt_value(root: gz.State, state: gz.State, player: int) -> float:
+    """:func:`value` of the hand just finished, read from the state the next hand starts
+    from: the hand's points are what the totals gained since ``root`` (a position of it)."""
+    return float(_scaled(np.subtract(state.totals, root.totals), player)[()])
+
+
+def points_value(root: gz.State, points: np.ndarray, player: int) -> np.ndarray | None:
+    """:func:`value` of finished games from their points (the totals): in the one-hand game
+    the totals are the hand's points. ``None`` for the game of several hands."""
+    if root.config.game_end is not None:
+        return None
+    return _scaled(points.astype(np.float64), player)
 
 
 def apply(state: gz.State, move: gz.Play) -> gz.State:
@@ -120,5 +139,7 @@ HOOKS = SearchHooks(
     horizon=hand_over,
     value=value,
     apply=apply,
+    dealt_value=dealt_value,
+    points_value=points_value,
 )
 """Gong Zhu's search hooks."""

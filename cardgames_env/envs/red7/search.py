@@ -125,6 +125,14 @@ def value(root: r7.State, state: r7.State, player: int) -> float:
     return 0.5 * won + 0.5 * math.tanh((gains[player] - best_other) / 10)
 
 
+def points_value(root: r7.State, points: np.ndarray, player: int) -> np.ndarray | None:
+    """:func:`value` of finished basic games from their points (1 for the winner, 0 for the
+    others): +1 for the winner, -1 for every other seat. ``None`` for the advanced game."""
+    if root.config.advanced:
+        return None
+    return 2.0 * points[:, player] - 1.0
+
+
 HOOKS = SearchHooks(
     infoset=canonical,
     resample=r7.resample_hidden,
@@ -133,5 +141,6 @@ HOOKS = SearchHooks(
     horizon=round_over,
     value=value,
     apply=r7.apply_legal_move,
+    points_value=points_value,
 )
 """Red7's search hooks."""
