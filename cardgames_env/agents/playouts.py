@@ -73,6 +73,7 @@ class BatchedPlayouts:
             raise ValueError(f"playout policy {policy!r}: expected one of {', '.join(PLAYOUT_POLICIES)}")
         kernel = game.load("kernel")
         self.engine = kernel(slots, seed=seed, max_steps=MAX_PLAYOUT_STEPS, **config_kwargs(env.config))
+        self.engine.parallel = False  # one core: the search's time cap is its own thread's CPU time
         self.rules = env.rules
         self.hooks = hooks
         self.slots = int(slots)

@@ -270,6 +270,24 @@ def test_batched_selection_tries_every_move_then_follows_ucb_with_virtual_losses
     assert search_module._select_batch(fresh, done=2, size=3, c=0.0) == [2, 3, 1]
 
 
+def test_playouts_step_on_one_thread(monkeypatch):
+    """The search's engine is large enough for the threaded step kernel but never runs it:
+    the search plays on one core, its time cap being its own thread's CPU time."""
+    from cardgames_env.core import engine as engine_module
+
+    raw = load("red7_v0").raw_env()
+    raw.reset(seed=1)
+    slots = 2 * engine_module.PARALLEL_MIN_ENVS
+    playouts = BatchedPlayouts(raw, load_hooks(raw.info.name), slots=slots, seed=0)
+    chooser = playouts.engine.chooser
+    monkeypatch.setattr(chooser, "threaded", lambda *args: pytest.fail("the threaded kernel ran"))
+    root = raw.game_state()
+    me = raw.rules.current_player(root)
+    for _ in range(20):  # enough steps for a chooser that times kernels to probe the other one
+        playouts.play([root] * slots, root, me)
+    assert not playouts.engine.parallel and not chooser.enabled
+
+
 @pytest.mark.parametrize("name", ALL_ENVS)
 def test_playouts_score_their_simulations(name):
     """Playouts from the start of a game give values that are not all zero (a game whose
