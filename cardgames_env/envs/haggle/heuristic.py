@@ -118,6 +118,11 @@ class HaggleHeuristic(BatchPlayer):
         same = np.all(self.sets[:, None, :] == self.sets[None, :, :], axis=2)
         self.offerable = fair & ~same
         """``offerable[g, a]``: giving set ``g`` for set ``a`` is an offer the heuristic makes."""
+        gives, asks = np.nonzero(self.offerable)  # row-major: by give set, then ask set
+        self.asks = asks.astype(np.int64)
+        """The ask sets of every give set's offers, in order: give set ``g``'s are
+        ``asks[ask_starts[g]:ask_starts[g + 1]]``."""
+        self.ask_starts = np.concatenate([[0], np.cumsum(np.bincount(gives, minlength=len(self.sets)))])
         self.table, self.weights, limit = _value_table(self.n, int(self.sets.max()))
         self.hand_room = limit - int(self.sets.max())
         """The most cards of a colour a hand may hold for every trade's hand to be in the table
@@ -154,7 +159,7 @@ class HaggleHeuristic(BatchPlayer):
             hands, stages, _counts(piece["offer_give"], 3),
             _counts(piece["offer_ask"], 3), _counts(piece["submitted"], 10),
             piece["submit_colour"].argmax(axis=1), legal, draws, self.sets, self.set_values,
-            self.set_index, self.offerable, self.table, self.weights,
+            self.set_index, self.ask_starts, self.asks, self.table, self.weights,
             np.array([self.offsets[name] for name in _FAMILIES], dtype=np.int64), float(self.min_gain),
         )
 
@@ -199,47 +204,76 @@ def _pick(action: int, mask: np.ndarray, draw: float) -> int:
 
 
 @njit(cache=True)
-def _plan(
-    hand: np.ndarray, draw: float, sets: np.ndarray, set_index: np.ndarray, offerable: np.ndarray,
-    table: np.ndarray, weights: np.ndarray,
-) -> tuple[int, int, float]:
-    """The trade ``(give set, ask set, gain)`` that improves ``hand``'s value most among those
-    giving sets the hand holds for sets of at most their base value (``offerable``); ties at
-    random by ``draw``. Without any such trade: the first set the hand holds, ask 0, gain -inf."""
-    m = sets.shape[0]
-    here = _index(hand, weights)
-    fits = np.ones(m, dtype=np.bool_)
+def _fitting(hand: np.ndarray, sets: np.ndarray) -> tuple[np.ndarray, int]:
+    """Which sets ``hand`` holds, and the first of them (-1: none)."""
+    fits = np.ones(sets.shape[0], dtype=np.bool_)
     first = -1
-    for g in range(m):
+    for g in range(sets.shape[0]):
         for c in range(hand.size):
             if sets[g, c] > hand[c]:
                 fits[g] = False
         if fits[g] and first < 0:
             first = g
+    return fits, first
+
+
+@njit(cache=True)
+def _best_value(
+    here: int, fits: np.ndarray, set_index: np.ndarray, ask_starts: np.ndarray, asks: np.ndarray,
+    table: np.ndarray,
+) -> float:
+    """The best value a hand (table index ``here``) reaches by one offer the heuristic makes
+    giving a set it holds (``fits``); -inf without one."""
     best = -np.inf
-    for g in range(m):
+    for g in range(fits.size):
         if fits[g]:
-            for a in range(m):
-                if offerable[g, a]:
-                    value = table[here - set_index[g] + set_index[a]]
-                    if value > best:
-                        best = value
+            base = here - set_index[g]
+            for k in range(ask_starts[g], ask_starts[g + 1]):
+                value = table[base + set_index[asks[k]]]
+                if value > best:
+                    best = value
+    return best
+
+
+@njit(cache=True)
+def _gain(
+    hand: np.ndarray, sets: np.ndarray, set_index: np.ndarray, ask_starts: np.ndarray, asks: np.ndarray,
+    table: np.ndarray, weights: np.ndarray,
+) -> float:
+    """The value the best trade of :func:`_plan` gains (-inf without one)."""
+    here = _index(hand, weights)
+    fits, _ = _fitting(hand, sets)
+    return _best_value(here, fits, set_index, ask_starts, asks, table) - table[here]
+
+
+@njit(cache=True)
+def _plan(
+    hand: np.ndarray, draw: float, sets: np.ndarray, set_index: np.ndarray, ask_starts: np.ndarray,
+    asks: np.ndarray, table: np.ndarray, weights: np.ndarray,
+) -> tuple[int, int, float]:
+    """The trade ``(give set, ask set, gain)`` that improves ``hand``'s value most among those
+    giving sets the hand holds for sets of at most their base value (the offers listed by
+    ``ask_starts``/``asks``); ties at random by ``draw``. Without any such trade: the first set
+    the hand holds, ask 0, gain -inf."""
+    here = _index(hand, weights)
+    fits, first = _fitting(hand, sets)
+    best = _best_value(here, fits, set_index, ask_starts, asks, table)
     if best == -np.inf:
         return first, 0, -np.inf
     ties = 0
-    for g in range(m):
+    for g in range(fits.size):
         if fits[g]:
-            for a in range(m):
-                if offerable[g, a] and table[here - set_index[g] + set_index[a]] >= best - TIE:
+            for k in range(ask_starts[g], ask_starts[g + 1]):
+                if table[here - set_index[g] + set_index[asks[k]]] >= best - TIE:
                     ties += 1
-    k = int(draw * ties)
-    for g in range(m):
+    pick = int(draw * ties)
+    for g in range(fits.size):
         if fits[g]:
-            for a in range(m):
-                if offerable[g, a] and table[here - set_index[g] + set_index[a]] >= best - TIE:
-                    if k == 0:
-                        return g, a, best - table[here]
-                    k -= 1
+            for k in range(ask_starts[g], ask_starts[g + 1]):
+                if table[here - set_index[g] + set_index[asks[k]]] >= best - TIE:
+                    if pick == 0:
+                        return g, asks[k], best - table[here]
+                    pick -= 1
     return first, 0, -np.inf  # not reached
 
 
@@ -257,8 +291,8 @@ def _index(hand: np.ndarray, weights: np.ndarray) -> int:
 def _decide(
     hands: np.ndarray, stages: np.ndarray, given: np.ndarray, asked: np.ndarray, submitted: np.ndarray,
     submit_colours: np.ndarray, masks: np.ndarray, draws: np.ndarray, sets: np.ndarray,
-    set_values: np.ndarray, set_index: np.ndarray, offerable: np.ndarray, table: np.ndarray,
-    weights: np.ndarray, offsets: np.ndarray, min_gain: float,
+    set_values: np.ndarray, set_index: np.ndarray, ask_starts: np.ndarray, asks: np.ndarray,
+    table: np.ndarray, weights: np.ndarray, offsets: np.ndarray, min_gain: float,
 ) -> np.ndarray:
     """:class:`HaggleHeuristic`'s action for every row. ``draws[i]`` are the row's three uniform
     draws: the tie between equal trades, the pass 1 time in 10, a random legal action."""
@@ -268,13 +302,13 @@ def _decide(
         hand, mask, stage = hands[i], masks[i], stages[i]
         tie, chance, anything = draws[i, 0], draws[i, 1], draws[i, 2]
         if stage == STAGE_PROPOSE:  # pass, or start an offer to a random other player
-            _, _, gain = _plan(hand, tie, sets, set_index, offerable, table, weights)
+            gain = _gain(hand, sets, set_index, ask_starts, asks, table, weights)
             if gain < min_gain - TIE or chance < PASS_PROBABILITY:
                 actions[i] = offsets[F_PASS]
             else:
                 actions[i] = _nth_legal(mask, offsets[F_PASS], anything)
         elif stage == STAGE_GIVE:
-            give, _, _ = _plan(hand, tie, sets, set_index, offerable, table, weights)
+            give, _, _ = _plan(hand, tie, sets, set_index, ask_starts, asks, table, weights)
             actions[i] = _pick(offsets[F_GIVE] + give, mask, anything)
         elif stage == STAGE_ASK:  # the best fair ask for the cards already given (the first of equals)
             offered = _index(given[i], weights)
