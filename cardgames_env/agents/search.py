@@ -37,7 +37,7 @@ import heapq
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
@@ -46,7 +46,7 @@ from cardgames_env import registry
 from cardgames_env.core.game import CHANCE
 from cardgames_env.core.masks import legal_actions, move_actions
 from cardgames_env.core.rng import make_rng
-from cardgames_env.core.search import SearchHooks
+from cardgames_env.core.search import PRIORS, SearchHooks
 
 SEARCH_KIND = "search"
 """Agent-kind name of the search agent (with ``:key=value`` options)."""
@@ -57,8 +57,6 @@ ENGINES = ("compiled", "python")
 """Where simulations run: ``compiled`` (playouts in the game's batched engine, the default)
 or ``python`` (every simulation on the rules engine)."""
 
-PRIORS = ("none", "pretrained")
-"""Where the compiled search's root priors come from (``none``: UCB1, no priors)."""
 
 DEFAULT_TIME = 0.1
 """Seconds per decision of the compiled search when neither ``iterations`` nor ``time`` is set."""
@@ -112,7 +110,9 @@ class SearchOptions:
             ``"python"`` (every simulation on the rules engine).
         batch: simulations selected before their playouts run together (compiled engine).
         prior: ``"none"`` (UCB1 over the root's moves) or ``"pretrained"``: PUCT at the root,
-            the moves' priors from the env's shipped policy (compiled engine).
+            the moves' priors from the env's shipped policy (compiled engine); ``None``: the
+            game's default, its hooks' ``prior`` (``"pretrained"`` only where a shipped policy
+            plays the env's variant).
         c_puct: PUCT's exploration constant (with ``prior``).
         depth: how many of the searching seat's later decisions the compiled search's tree
             follows below the root's moves (``0``: the root's moves alone, flat; ``None``:
@@ -127,7 +127,7 @@ class SearchOptions:
     epsilon: float = 0.0
     engine: str = "compiled"
     batch: int = 256
-    prior: str = "none"
+    prior: str | None = None
     c_puct: float = 1.5
     depth: int | None = None
 
@@ -427,8 +427,6 @@ class SearchAgent:
         self.env = env.unwrapped
         game = self.env.info.name
         self.options = parse_search_options(options) if isinstance(options, str) else options
-        if prior_policy is not None and self.options.prior == "none":
-            self.options = replace(self.options, prior="pretrained")
         self.game = game
         self.hooks = load_hooks(game)
         self.rules = self.env.rules
@@ -447,12 +445,33 @@ class SearchAgent:
         self._plan_state: Any = None
         self._playouts: Any = None
         self._prior_policy: Any = prior_policy
+        self.prior = "pretrained" if prior_policy is not None else self._options_prior()
+        """The compiled search's root priors: ``"none"`` (UCB1) or ``"pretrained"`` (PUCT)."""
         self._started = 0.0
         self.last_iterations = 0
         """Simulations run for the latest decision (for benchmarks)."""
         self.last_root: list[tuple[Any, int]] = []
         """The latest decision's root moves and their visit counts (empty where a single move
         was searched): the search's move distribution, for training a policy on it."""
+
+    def _options_prior(self) -> str:
+        """The options' root priors, else the game's default (its hooks' ``prior``), which
+        takes the shipped policy only where one plays the env's variant (its own encoding and
+        options): a default never makes an agent fail to build."""
+        if self.options.prior is not None:
+            return self.options.prior
+        if self.hooks.prior == "none" or not self.compiled:
+            return "none"
+        from .pretrained import PretrainedAgent
+
+        try:
+            shipped = PretrainedAgent(self.env)
+        except ValueError:  # no policy shipped for this env, or one for other options
+            return "none"
+        if shipped.env is not None:  # it plays another encoding (through the rules state)
+            return "none"
+        self._prior_policy = shipped.policy
+        return self.hooks.prior
 
     def reset(self, seed: int | None = None) -> None:
         """Forget any planned sub-steps; re-seed when ``seed`` is given."""
@@ -641,7 +660,7 @@ class SearchAgent:
         encoding = self.env.encoding
         prefixes = [move_actions(encoding, root_state, move) for move in root_moves]
         children = [_Node() for _ in root_moves]
-        priors = self.root_priors(root_state, me, prefixes) if self.options.prior != "none" else None
+        priors = self.root_priors(root_state, me, prefixes) if self.prior != "none" else None
         rng = self.rng
         c = self.options.c
         iterations, seconds = self.iterations, self.seconds

@@ -39,6 +39,10 @@ default that knows no game:
   the variant's value needs more than the points. Only speed: the compiled playouts then
   score the games that ended in one call on the points the batched engine reads in compiled
   code, instead of reading each finished game back as a rules state.
+* ``prior``: where the compiled search's root priors come from by default: ``"none"`` (UCB1
+  over the root's moves) or ``"pretrained"`` (PUCT with the env's shipped policy, where that
+  policy plays the env's variant; else none). Worth it where the shipped policy is stronger
+  than the search's own playouts.
 * ``depth``: how many of the searching seat's later decisions the compiled search's tree
   follows below the root's moves (default 0: the root's moves alone). Deeper trees pay where
   a decision's worth shows only with the seat's next ones and the branching is small.
@@ -54,6 +58,9 @@ import numpy as np
 
 REQUIRED_HOOKS = ("infoset", "resample", "rollout")
 """The hooks every game must supply."""
+
+PRIORS = ("none", "pretrained")
+"""Where the compiled search's root priors can come from (``none``: UCB1, no priors)."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +88,9 @@ class SearchHooks:
             from their ``rules.points`` (int ``[K, players]``): float ``[K]``, or ``None``
             where the variant needs the whole state (``None``: every finished game is read
             back as a state).
+        prior: the compiled search's default root priors, one of :data:`PRIORS`
+            (``"pretrained"`` falls back to ``"none"`` where no shipped policy plays the
+            env's variant).
         depth: the compiled search's default tree depth below the root's moves (``0``: flat).
     """
 
@@ -94,9 +104,12 @@ class SearchHooks:
     apply: Callable[[Any, Any], Any] | None = None
     dealt_value: Callable[[Any, Any, int], float] | None = None
     points_value: Callable[[Any, np.ndarray, int], np.ndarray | None] | None = None
+    prior: str = "none"
     depth: int = 0
 
     def __post_init__(self) -> None:
+        if self.prior not in PRIORS:
+            raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {self.prior!r}")
         for name in ("max_children", "depth"):
             limit = getattr(self, name)
             if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:

@@ -361,6 +361,35 @@ def test_pretrained_priors_are_a_distribution_over_the_root_moves(name):
     assert agent.choose_move(state) in raw.rules.legal_moves(state)
 
 
+def test_a_games_default_prior_applies_where_its_shipped_policy_plays_the_variant(monkeypatch):
+    """Haggle's hooks ask for the shipped policy's priors: the default search takes them (and
+    PUCT's picks call for them at every decision), an explicit ``prior=none`` and the Python
+    engine do not, and a variant no policy is shipped for falls back to UCB1 instead of
+    failing. Red7's hooks ask for none."""
+    assert load_hooks("haggle_v0").prior == "pretrained" and load_hooks("red7_v0").prior == "none"
+    raw = load("haggle_v0").raw_env()
+    raw.reset(seed=0)
+    agent = SearchAgent(raw, "search:iterations=16:batch=8", seed=0)
+    assert agent.prior == "pretrained"
+    asked = []
+    real = agent.root_priors
+    monkeypatch.setattr(agent, "root_priors", lambda *args: asked.append(1) or real(*args))
+    state = raw.game_state()
+    assert agent.choose_move(state) in raw.rules.legal_moves(state)
+    assert asked == [1]
+    assert SearchAgent(raw, "search:prior=none", seed=0).prior == "none"
+    assert SearchAgent(raw, "search:engine=python", seed=0).prior == "none"
+    two = load("haggle_v0").raw_env(num_players=2)
+    two.reset(seed=0)
+    assert SearchAgent(two, "search", seed=0).prior == "none"
+    named = SearchAgent(two, "search:iterations=16:batch=8:prior=pretrained", seed=0)
+    with pytest.raises(ValueError, match="pretrained"):  # asked for by name: an error, no fallback
+        named.choose_move(two.game_state())
+    assert SearchAgent(load("red7_v0").raw_env(), "search", seed=0).prior == "none"
+    with pytest.raises(ValueError, match="prior must be one of none, pretrained"):
+        dataclasses.replace(load_hooks("red7_v0"), prior="network")
+
+
 def test_the_tree_walk_adds_the_suggested_move_then_widens_then_follows_ucb():
     """Hand-checked walk of a node below the root (c = 1, widening 2 * sqrt(visits)):
 

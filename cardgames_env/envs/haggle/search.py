@@ -169,5 +169,8 @@ HOOKS = SearchHooks(
     moves=ordered_moves,
     max_children=8,
     value=value,
+    prior="pretrained",
 )
-"""Haggle's search hooks (searched to the end of the game, the rules' scoring draw dealt)."""
+"""Haggle's search hooks (searched to the end of the game, the rules' scoring draw dealt; the
+compiled search's root priors from the shipped policy, which plays Haggle better than the
+heuristic that plays the playouts)."""
