@@ -57,7 +57,6 @@ ENGINES = ("compiled", "python")
 """Where simulations run: ``compiled`` (playouts in the game's batched engine, the default)
 or ``python`` (every simulation on the rules engine)."""
 
-
 DEFAULT_TIME = 0.1
 """Seconds per decision of the compiled search when neither ``iterations`` nor ``time`` is set."""
 
