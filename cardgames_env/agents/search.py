@@ -461,16 +461,25 @@ class SearchAgent:
             return self.options.prior
         if self.hooks.prior == "none" or not self.compiled:
             return "none"
+        try:
+            self._prior_policy = self._shipped_policy()
+        except ValueError:  # no policy shipped for this env's variant and encoding
+            return "none"
+        return self.hooks.prior
+
+    def _shipped_policy(self) -> Any:
+        """The env's shipped policy, where it plays the env's own variant and encoding.
+
+        Raises:
+            ValueError: when the env has no shipped policy, or its policy was trained with
+                other options or plays another encoding than the env's.
+        """
         from .pretrained import PretrainedAgent
 
-        try:
-            shipped = PretrainedAgent(self.env)
-        except ValueError:  # no policy shipped for this env, or one for other options
-            return "none"
-        if shipped.env is not None:  # it plays another encoding (through the rules state)
-            return "none"
-        self._prior_policy = shipped.policy
-        return self.hooks.prior
+        agent = PretrainedAgent(self.env)
+        if agent.env is not None:  # it plays another encoding (through the rules state)
+            raise ValueError("search prior=pretrained needs a shipped policy of the env's own encoding")
+        return agent.policy
 
     def reset(self, seed: int | None = None) -> None:
         """Forget any planned sub-steps; re-seed when ``seed`` is given."""
@@ -631,12 +640,7 @@ class SearchAgent:
                 encoding than the env's.
         """
         if self._prior_policy is None:
-            from .pretrained import PretrainedAgent
-
-            agent = PretrainedAgent(self.env)
-            if agent.env is not None:
-                raise ValueError("search prior=pretrained needs a shipped policy of the env's own encoding")
-            self._prior_policy = agent.policy
+            self._prior_policy = self._shipped_policy()
         encoding = self.env.encoding
         decision = encoding.to_decision(root_state)
         observation = np.asarray(encoding.observe(decision, me), dtype=np.float32)

@@ -364,8 +364,8 @@ def train_exit(
             policy = NumpyPolicy.from_layers(policy_layers(network))
             result = _evaluate(run, target, config, policy, state.decisions)
             append_csv(run / EXIT_CSV, [state.decisions, state.iteration, state.games, len(part),
-                                         f"{losses[0]:.6f}", f"{losses[1]:.6f}",
-                                         f"{time.perf_counter() - tick:.3f}"])
+                                        f"{losses[0]:.6f}", f"{losses[1]:.6f}",
+                                        f"{time.perf_counter() - tick:.3f}"])
             if state.decisions >= next_checkpoint:
                 write_policy(run / f"checkpoints/model_{state.decisions}_steps", policy_layers(network),
                              target.probe, timesteps=state.decisions, **fields)

@@ -116,9 +116,7 @@ class HaggleHeuristic(BatchPlayer):
         # Only offers a partner might take: ask no more base value than given, not a no-op.
         fair = self.set_values[None, :] <= self.set_values[:, None]
         same = np.all(self.sets[:, None, :] == self.sets[None, :, :], axis=2)
-        self.offerable = fair & ~same
-        """``offerable[g, a]``: giving set ``g`` for set ``a`` is an offer the heuristic makes."""
-        gives, asks = np.nonzero(self.offerable)  # row-major: by give set, then ask set
+        gives, asks = np.nonzero(fair & ~same)  # the offers it makes, by give set, then ask set
         self.asks = asks.astype(np.int64)
         """The ask sets of every give set's offers, in order: give set ``g``'s are
         ``asks[ask_starts[g]:ask_starts[g + 1]]``."""
