@@ -1,7 +1,8 @@
 """Playouts in a batched engine: many rules states played to their end at once, in compiled code.
 
-:class:`BatchedPlayouts` holds a batched engine of the game (``GameSpec.kernel``) and the
-game's compiled heuristic (``GameSpec.heuristic``, deciding every slot in one call). Given
+:class:`BatchedPlayouts` holds a batched engine of the game (``GameSpec.kernel``) and a
+compiled policy deciding every slot in one call (the search hooks' ``playout``, else the
+game's heuristic, ``GameSpec.heuristic``). Given
 rules states with a seat to move (determinizations, leaves of a search tree), it loads each
 into a slot and steps all the slots together, every seat moved by the playout policy, until
 each slot's simulation ends:
@@ -10,7 +11,8 @@ each slot's simulation ends:
   after the last move, such as a scoring draw, dealt by the rules) is scored by the search
   hooks' ``value`` (the rules' ``returns`` without one), or, where the hooks have a
   ``points_value`` for the variant, all the games that ended in a step at once from their
-  points (``final_points``);
+  points (``final_points``), or where they have a ``returns_value``, from the returns the
+  simulations gained (the engine's rewards summed since each state was loaded);
 * at a chance event (the engine deals a new round or hand: the slot's random stream moves),
   when the game's hooks have a ``dealt_value``: it scores the state the new deal starts from
   (the finished round's result is part of it). Without that hook the slot plays on to the
@@ -56,7 +58,8 @@ class BatchedPlayouts:
         env: the raw AEC env whose game and variant are played (its ``config``).
         hooks: the game's search hooks (``value`` and ``dealt_value`` score the playouts).
         slots: most states played at once (the engine's slot count).
-        policy: ``"heuristic"`` (the game's compiled heuristic) or ``"random"``.
+        policy: ``"heuristic"`` (the hooks' compiled ``playout`` policy, else the game's
+            compiled heuristic) or ``"random"``.
         seed: seed of the engine's random streams and of the policy's tie-breaks.
 
     Raises:
@@ -81,11 +84,16 @@ class BatchedPlayouts:
         self.rng = np.random.default_rng(seed)
         self.policy: Any = None
         if policy == "heuristic":
-            if game.heuristic is None:
+            if hooks.playout is not None:
+                self.policy = hooks.playout(self.engine.encoding, seed)
+            elif game.heuristic is None:
                 raise ValueError(f"{game.env_name} has no heuristic to play out simulations")
-            self.policy = game.load("heuristic")(self.engine.encoding, seed=seed)
+            else:
+                self.policy = game.load("heuristic")(self.engine.encoding, seed=seed)
         seats = self.slots * self.num_players
         self._keys = np.arange(seats, dtype=np.int64).reshape(self.slots, self.num_players)
+        self._gained = np.zeros((self.slots, self.num_players), dtype=np.float64)
+        """Each slot's rewards summed since its state was loaded (kept for ``returns_value``)."""
         self.steps = 0
         """Engine steps taken so far (every slot's move counts once)."""
 
@@ -164,6 +172,7 @@ class BatchedPlayouts:
         if copies:
             engine.copy_slots(sources, copies)
         engine.steps[:count] = 0
+        self._gained[:] = 0.0
         if self.policy is not None and hasattr(self.policy, "end_games"):
             self.policy.end_games(self._keys.reshape(-1))
         values = np.zeros(count, dtype=np.float64)
@@ -198,18 +207,24 @@ class BatchedPlayouts:
 
     def _score_ended(self, slots: np.ndarray, values: np.ndarray, root: Any, player: int) -> None:
         """Score the simulations of ``slots``, whose games just ended (finished, or cut at the
-        step limit): the finished ones from their points in one call where the hooks'
-        ``points_value`` scores the variant, the others from their final rules states."""
+        step limit): the finished ones in one call where the hooks' ``points_value`` (from
+        their points) or ``returns_value`` (from the returns gained) scores the variant, the
+        others from their final rules states."""
         engine = self.engine
         rest = slots
-        points_value = self.hooks.points_value
-        if points_value is not None:
-            cut = engine.truncated[slots]
-            finished = slots[~cut]
-            scored = points_value(root, engine.final_points(finished), player) if finished.size else None
-            if scored is not None:
-                values[finished] = scored
-                rest = slots[cut]
+        readers = (
+            (self.hooks.points_value, engine.final_points),
+            (self.hooks.returns_value, self._gained.__getitem__),
+        )
+        for scorer, read in readers:
+            if scorer is not None:
+                cut = engine.truncated[slots]
+                finished = slots[~cut]
+                scored = scorer(root, read(finished), player) if finished.size else None
+                if scored is not None:
+                    values[finished] = scored
+                    rest = slots[cut]
+                    break
         for i in rest:
             values[i] = self.finished_value(root, engine.final_state(int(i)), player)
 
@@ -221,6 +236,8 @@ class BatchedPlayouts:
         engine = self.engine
         engine.step(actions, moving)
         self.steps += int(moving.sum())
+        if self.hooks.returns_value is not None:
+            self._gained += engine.rewards  # a slot that did not move has no rewards
         ended = moving & (engine.done | engine.truncated)
         if ended.any():
             self._score_ended(np.flatnonzero(ended), values, root, player)

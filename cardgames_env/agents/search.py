@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
+from numba import njit
 
 from cardgames_env import registry
 from cardgames_env.core.game import CHANCE
@@ -350,21 +351,33 @@ def _select_batch_puct(children: list[_Node], priors: list[float], size: int, c_
     ``Q + c_puct * P * sqrt(N) / (1 + n)`` (``Q`` its mean value, 0 unvisited; ``P`` its prior;
     ``n`` its visits; ``N`` the root's visits, at least 1), each pick counted at once as a
     visit with a virtual loss (ties: the first move)."""
-    chosen: list[int] = []
-    total_visits = sum(child.visits for child in children)
-    for _ in range(size):
+    visits = np.array([child.visits for child in children], dtype=np.int64)
+    totals = np.array([child.total for child in children], dtype=np.float64)
+    chosen = _puct_picks(visits, totals, np.asarray(priors, dtype=np.float64), size, c_puct, VIRTUAL_LOSS)
+    for child, count, total in zip(children, visits.tolist(), totals.tolist()):
+        child.visits, child.total = count, total
+    return chosen.tolist()
+
+
+@njit(cache=True)
+def _puct_picks(
+    visits: np.ndarray, totals: np.ndarray, priors: np.ndarray, size: int, c_puct: float, loss: float
+) -> np.ndarray:
+    """:func:`_select_batch_puct`'s picks on the children's arrays, updated in place."""
+    chosen = np.empty(size, dtype=np.int64)
+    total_visits = visits.sum()
+    for k in range(size):
         root_term = c_puct * math.sqrt(max(total_visits, 1))
         index, best_value = 0, -math.inf
-        for i, child in enumerate(children):
-            mean = child.total / child.visits if child.visits else 0.0
-            value = mean + root_term * priors[i] / (1 + child.visits)
+        for i in range(visits.shape[0]):
+            mean = totals[i] / visits[i] if visits[i] else 0.0
+            value = mean + root_term * priors[i] / (1 + visits[i])
             if value > best_value:
                 index, best_value = i, value
-        child = children[index]
-        child.visits += 1
-        child.total -= VIRTUAL_LOSS
+        visits[index] += 1
+        totals[index] -= loss
         total_visits += 1
-        chosen.append(index)
+        chosen[k] = index
     return chosen
 
 

@@ -39,6 +39,16 @@ default that knows no game:
   the variant's value needs more than the points. Only speed: the compiled playouts then
   score the games that ended in one call on the points the batched engine reads in compiled
   code, instead of reading each finished game back as a rules state.
+* ``returns_value(root, returns, player)``: the same from the returns each simulation gained
+  (the batched engine's rewards summed since its state was loaded), for a game whose
+  returns are all paid at the end and whose points a batched engine does not keep (a final
+  scoring with a random draw, which the engine deals in the step that ends the game). Only
+  speed, as ``points_value``.
+* ``playout(encoding, seed)``: the compiled playouts' policy, built for the batched engine's
+  encoding (a :class:`~cardgames_env.core.masks.BatchPlayer` deciding every slot in one call;
+  default: the game's heuristic, ``GameSpec.heuristic``). For a game whose light policy
+  differs from its heuristic in what makes a simulation long (a light policy that passes
+  where the heuristic trades ends a negotiation in a few steps).
 * ``prior``: where the compiled search's root priors come from by default: ``"none"`` (UCB1
   over the root's moves) or ``"pretrained"`` (PUCT with the env's shipped policy, where that
   policy plays the env's variant; else none). Worth it where the shipped policy is stronger
@@ -88,6 +98,12 @@ class SearchHooks:
             from their ``rules.points`` (int ``[K, players]``): float ``[K]``, or ``None``
             where the variant needs the whole state (``None``: every finished game is read
             back as a state).
+        returns_value: ``returns_value(root, returns, player)``, ``value`` of finished games
+            from the returns their simulations gained (float64 ``[K, players]``, the engine's
+            rewards summed since each state was loaded): float ``[K]``, or ``None`` where the
+            variant needs the whole state.
+        playout: ``playout(encoding, seed)``, the compiled playouts' batch policy
+            (``None``: the game's heuristic).
         prior: the compiled search's default root priors, one of :data:`PRIORS`
             (``"pretrained"`` falls back to ``"none"`` where no shipped policy plays the
             env's variant).
@@ -104,6 +120,8 @@ class SearchHooks:
     apply: Callable[[Any, Any], Any] | None = None
     dealt_value: Callable[[Any, Any, int], float] | None = None
     points_value: Callable[[Any, np.ndarray, int], np.ndarray | None] | None = None
+    returns_value: Callable[[Any, np.ndarray, int], np.ndarray | None] | None = None
+    playout: Callable[[Any, int | None], Any] | None = None
     prior: str = "none"
     depth: int = 0
 

@@ -220,6 +220,61 @@ def test_finished_games_scored_from_their_points_score_as_their_states(name, opt
     assert read_back == []
 
 
+def test_finished_games_scored_from_their_returns_score_as_their_states(monkeypatch):
+    """Where the hooks' ``returns_value`` scores the variant (Haggle), the playouts score every
+    finished game from the returns its simulation gained, without reading it back as a state,
+    and the values are those of the same playouts scored state by state. The positions hold
+    hands of at most 10 cards and the playouts make at most the one trade under way, so no
+    hand reaches the 13-card cap and its random draw: the two scorings must agree exactly."""
+    raw = load("haggle_v0").raw_env()
+    hooks = load_hooks("haggle_v0")
+    assert hooks.returns_value is not None
+    rng = np.random.default_rng(0)
+    cases = []
+    for root in positions("haggle_v0", {}, games=3, every=1, limit=40):
+        if max(sum(hand) for hand in root.hands) <= 10:
+            me = raw.rules.current_player(root)
+            cases.append((root, me, [hooks.resample(hooks.infoset(root, me), me, rng) for _ in range(6)]))
+    assert len(cases) >= 10
+    fast = BatchedPlayouts(raw, hooks, slots=8, seed=3)
+    slow = BatchedPlayouts(raw, dataclasses.replace(hooks, returns_value=None), slots=8, seed=3)
+    read_back = []
+    real_final_state = fast.engine.final_state
+    monkeypatch.setattr(fast.engine, "final_state", lambda i: read_back.append(i) or real_final_state(i))
+    values = []
+    for root, me, determinizations in cases:
+        got = fast.play(determinizations, root, me)
+        assert got == pytest.approx(slow.play(determinizations, root, me), abs=1e-6)  # float32 rewards
+        values.extend(got.tolist())
+    assert np.unique(np.round(values, 6)).size > 3  # real results, not one constant
+    assert read_back == []
+
+
+def test_haggles_playouts_pass_as_its_light_policy():
+    """Haggle's hooks give its compiled playouts a policy that passes where its heuristic
+    trades: from a proposal's start every seat passes, and the game ends once ``N`` seats in a
+    row have passed or the last round's proposers have (the heuristic proposes trades there,
+    so its playouts run longer)."""
+    raw = load("haggle_v0").raw_env()
+    hooks = load_hooks("haggle_v0")
+    assert hooks.playout is not None
+    starts = [state for state in positions("haggle_v0", {}, games=2, every=1, limit=30)
+              if state.stage == state.stage.PROPOSE]
+    assert len(starts) >= 5
+    n, rounds = raw.config.num_players, raw.config.trading_rounds
+    passes_to_end = sum(
+        min(n - state.passes, (rounds - state.round) * n - state.proposer) for state in starts
+    )
+    steps = {}
+    for label, used in (("passing", hooks), ("heuristic", dataclasses.replace(hooks, playout=None))):
+        playouts = BatchedPlayouts(raw, used, slots=8, seed=1)
+        for state in starts:
+            playouts.play([state] * 8, state, raw.rules.current_player(state))
+        steps[label] = playouts.steps
+    assert steps["passing"] == 8 * passes_to_end
+    assert steps["heuristic"] > steps["passing"]
+
+
 def test_a_playout_past_the_step_limit_is_scored_where_it_stands(monkeypatch):
     """A playout cut at the step limit gets the value of the position it reached."""
     raw = load("gongzhu_v0").raw_env()

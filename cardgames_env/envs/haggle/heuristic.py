@@ -300,8 +300,11 @@ def _decide(
         hand, mask, stage = hands[i], masks[i], stages[i]
         tie, chance, anything = draws[i, 0], draws[i, 1], draws[i, 2]
         if stage == STAGE_PROPOSE:  # pass, or start an offer to a random other player
-            gain = _gain(hand, sets, set_index, ask_starts, asks, table, weights)
-            if gain < min_gain - TIE or chance < PASS_PROBABILITY:
+            if (
+                chance < PASS_PROBABILITY
+                or min_gain == np.inf  # a policy that always passes
+                or _gain(hand, sets, set_index, ask_starts, asks, table, weights) < min_gain - TIE
+            ):
                 actions[i] = offsets[F_PASS]
             else:
                 actions[i] = _nth_legal(mask, offsets[F_PASS], anything)

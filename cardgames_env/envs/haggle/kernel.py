@@ -659,22 +659,24 @@ class HaggleEngine(BatchedEngine):
         stage = int(state.stage)
         if stage in (Stage.SCORE, Stage.DONE):
             raise ValueError("load needs a state in trading or submission")
-        lay = self._layout
-        row = np.zeros(lay.width, dtype=np.int64)
-        row[[STAGE, ROUND, PROPOSER, PASSES, TARGET, SHOW, REQUEST, SUBMIT_COLOUR]] = (
-            stage, state.round, state.proposer, state.passes, state.target, state.show,
-            int(state.request), state.submit_colour,
-        )
-        row[lay.hands : lay.rules] = np.ravel(state.hands)
-        row[lay.rules : lay.give] = np.ravel(state.rules)
-        row[lay.give : lay.ask] = state.give
-        row[lay.ask : lay.shown] = state.ask
-        row[lay.shown : lay.trades] = state.shown
-        row[lay.trades : lay.flows] = state.trades
-        row[lay.flows : lay.partner] = np.ravel(state.flows)
-        row[lay.partner : lay.received] = state.last_partner
-        row[lay.received : lay.submitted] = np.ravel(state.last_received)
-        row[lay.submitted : lay.width] = np.ravel(state.submitted)
+        # The row's fields in layout order (scalars in the order of their indices).
+        row = [stage, state.round, state.proposer, state.passes, state.target, state.show,
+               int(state.request), state.submit_colour]
+        for hand in state.hands:
+            row += hand
+        for pair in state.rules:
+            row += pair
+        row += state.give
+        row += state.ask
+        row += state.shown
+        row += state.trades
+        for flow in state.flows:
+            row += flow
+        row += state.last_partner
+        for received in state.last_received:
+            row += received
+        for submitted in state.submitted:
+            row += submitted
         self.slots[i] = row
         _refresh(i, self.slots, self.params, self.offers, self.scale, self.obs, self.mask, self.player)
 

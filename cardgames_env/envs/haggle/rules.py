@@ -693,20 +693,21 @@ def resample_hidden(state: State, player: int, rng: np.random.Generator) -> Stat
     others = [s for s in range(n) if s != player]
     # Colour cards.
     known = {s: known_cards(state, player, s) for s in others}
-    pool = list(
-        _sub(
-            tuple(sum(c) for c in zip(*(state.hands[s] for s in others))),
-            functools.reduce(_add, known.values(), EMPTY),
-        )
-    )
+    pool = [0] * NUM_COLOURS  # the colour cards of the other hands that player does not know
+    for s in others:
+        for colour, (held, seen) in enumerate(zip(state.hands[s], known[s])):
+            pool[colour] += held - seen
     cards = np.repeat(np.arange(NUM_COLOURS), pool)
     rng.shuffle(cards)
+    drawn = cards.tolist()
     hands = list(state.hands)
     start = 0
     for s in others:
-        extra = sum(state.hands[s]) - sum(known[s])
-        drawn = np.bincount(cards[start : start + extra], minlength=NUM_COLOURS)
-        hands[s] = _add(known[s], tuple(int(c) for c in drawn))  # type: ignore[arg-type]
+        hand = list(known[s])
+        extra = sum(state.hands[s]) - sum(hand)
+        for colour in drawn[start : start + extra]:
+            hand[colour] += 1
+        hands[s] = tuple(hand)  # type: ignore[assignment]
         start += extra
     # Rule cards: keep the ones player has seen, redraw the others.
     copies = [state.config.rule_copies] * NUM_MODIFIERS
@@ -752,12 +753,14 @@ def redealt(
     offer's shown card) follows its new name, so the public history stays consistent."""
     n = state.num_players
     shown = list(state.shown)
-    for viewer in range(n):
-        for owner in renames:
-            bits = shown[viewer * n + owner]
-            shown[viewer * n + owner] = sum(
-                1 << renames[owner][r] for r in state.rules[owner] if bits >> r & 1
-            )
+    for owner, rename in renames.items():
+        bit_pairs = [(1 << r, 1 << rename[r]) for r in state.rules[owner]]
+        for at in range(owner, n * n, n):  # every viewer's record of the owner's rule cards
+            bits, renamed = shown[at], 0
+            for old_bit, new_bit in bit_pairs:
+                if bits & old_bit:
+                    renamed |= new_bit
+            shown[at] = renamed
     show = state.show
     if show >= 0 and state.proposer != player:
         show = renames[state.proposer][show]

@@ -14,7 +14,7 @@ from cardgames_env.core.search import SearchHooks
 
 from . import rules as hl
 from .cards import BASE_VALUES, NUM_COLOURS, NUM_MODIFIERS
-from .heuristic import hand_value
+from .heuristic import HaggleHeuristic, hand_value
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -162,6 +162,21 @@ def value(root: hl.State, state: hl.State, player: int) -> float:
     return math.tanh(hl.returns(state)[player] / 3)
 
 
+def returns_value(root: hl.State, returns: np.ndarray, player: int) -> np.ndarray:
+    """:func:`value` of finished games from the returns their simulations gained: a game's
+    returns are paid whole in the step that scores it."""
+    return np.tanh(returns[:, player] / 3)
+
+
+def passing_playouts(encoding: Any, seed: int | None = None) -> HaggleHeuristic:
+    """The compiled playouts' policy: the compiled heuristic with proposers passing, as in
+    :func:`rollout` (an offer under way, a response and the submissions as the heuristic
+    plays them), so that a playout ends once every seat has passed."""
+    policy = HaggleHeuristic(encoding, seed=seed)
+    policy.min_gain = math.inf
+    return policy
+
+
 HOOKS = SearchHooks(
     infoset=canonical,
     resample=hl.resample_hidden,
@@ -169,8 +184,10 @@ HOOKS = SearchHooks(
     moves=ordered_moves,
     max_children=8,
     value=value,
+    returns_value=returns_value,
+    playout=passing_playouts,
     prior="pretrained",
 )
-"""Haggle's search hooks (searched to the end of the game, the rules' scoring draw dealt; the
-compiled search's root priors from the shipped policy, which plays Haggle better than the
-heuristic that plays the playouts)."""
+"""Haggle's search hooks (searched to the end of the game, the scoring draw dealt; the
+compiled search's playouts pass as the light policy does, its root priors come from the
+shipped policy, which plays Haggle better than the heuristic)."""
