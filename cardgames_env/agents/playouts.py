@@ -210,21 +210,25 @@ class BatchedPlayouts:
         step limit): the finished ones in one call where the hooks' ``points_value`` (from
         their points) or ``returns_value`` (from the returns gained) scores the variant, the
         others from their final rules states."""
-        engine = self.engine
-        rest = slots
-        readers = (
-            (self.hooks.points_value, engine.final_points),
-            (self.hooks.returns_value, self._gained.__getitem__),
-        )
-        for scorer, read in readers:
-            if scorer is not None:
-                cut = engine.truncated[slots]
-                finished = slots[~cut]
-                scored = scorer(root, read(finished), player) if finished.size else None
-                if scored is not None:
-                    values[finished] = scored
-                    rest = slots[cut]
-                    break
+        engine, hooks = self.engine, self.hooks
+        cut = engine.truncated[slots]
+        finished, rest = slots[~cut], slots
+        scorers: list[Callable[[np.ndarray], np.ndarray | None]] = []
+        if hooks.points_value is not None:
+            points_value = hooks.points_value
+            scorers.append(lambda ended: points_value(root, engine.final_points(ended), player))
+        if hooks.returns_value is not None:
+            returns_value = hooks.returns_value
+            scorers.append(lambda ended: returns_value(root, self._gained[ended], player))
+        if hooks.engine_final_value is not None:
+            engine_final_value = hooks.engine_final_value
+            scorers.append(lambda ended: engine_final_value(root, engine, ended, player))
+        for scorer in scorers if finished.size else ():
+            scored = scorer(finished)
+            if scored is not None:
+                values[finished] = scored
+                rest = slots[cut]
+                break
         for i in rest:
             values[i] = self.finished_value(root, engine.final_state(int(i)), player)
 
@@ -245,8 +249,16 @@ class BatchedPlayouts:
         dealt_value: Callable[[Any, Any, int], float] | None = self.hooks.dealt_value
         if dealt_value is not None:
             dealt = live & moving & (engine.rng_state != streams)
-            for i in np.flatnonzero(dealt):
-                values[i] = float(dealt_value(root, engine.state(int(i)), player))
+            slots = np.flatnonzero(dealt)
+            engine_dealt_value = self.hooks.engine_dealt_value
+            scored = None
+            if slots.size and engine_dealt_value is not None:
+                scored = engine_dealt_value(root, engine, slots, player)
+            if scored is not None:
+                values[slots] = scored
+            else:
+                for i in slots:
+                    values[i] = float(dealt_value(root, engine.state(int(i)), player))
             live &= ~dealt
 
 

@@ -44,6 +44,10 @@ default that knows no game:
   returns are all paid at the end and whose points a batched engine does not keep (a final
   scoring with a random draw, which the engine deals in the step that ends the game). Only
   speed, as ``points_value``.
+* ``engine_dealt_value(root, engine, slots, player)`` and ``engine_final_value(root,
+  engine, slots, player)``: ``dealt_value`` of the slots where the batched engine just dealt
+  a new round, and ``value`` of the slots' finished games, read from the game's own engine in
+  one call (``None`` where they cannot be). Only speed, as ``points_value``.
 * ``playout(encoding, seed)``: the compiled playouts' policy, built for the batched engine's
   encoding (a :class:`~cardgames_env.core.masks.BatchPlayer` deciding every slot in one call;
   default: the game's heuristic, ``GameSpec.heuristic``). For a game whose light policy
@@ -102,6 +106,13 @@ class SearchHooks:
             from the returns their simulations gained (float64 ``[K, players]``, the engine's
             rewards summed since each state was loaded): float ``[K]``, or ``None`` where the
             variant needs the whole state.
+        engine_dealt_value: ``engine_dealt_value(root, engine, slots, player)``,
+            ``dealt_value`` of the engine's ``slots`` (int ``[K]``) where it just dealt a new
+            round, from the engine's arrays: float ``[K]``, or ``None`` (each slot's state is
+            then read back).
+        engine_final_value: ``engine_final_value(root, engine, slots, player)``, ``value`` of
+            the finished (not truncated) games of ``slots``, from the engine's arrays: float
+            ``[K]``, or ``None``.
         playout: ``playout(encoding, seed)``, the compiled playouts' batch policy
             (``None``: the game's heuristic).
         prior: the compiled search's default root priors, one of :data:`PRIORS`
@@ -121,6 +132,8 @@ class SearchHooks:
     dealt_value: Callable[[Any, Any, int], float] | None = None
     points_value: Callable[[Any, np.ndarray, int], np.ndarray | None] | None = None
     returns_value: Callable[[Any, np.ndarray, int], np.ndarray | None] | None = None
+    engine_dealt_value: Callable[[Any, Any, np.ndarray, int], np.ndarray | None] | None = None
+    engine_final_value: Callable[[Any, Any, np.ndarray, int], np.ndarray | None] | None = None
     playout: Callable[[Any, int | None], Any] | None = None
     prior: str = "none"
     depth: int = 0

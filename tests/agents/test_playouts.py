@@ -75,6 +75,12 @@ def test_a_compiled_playout_is_the_rules_playout_move_by_move(name, options):
                     if scored is not None:
                         assert scored.shape == (1,) and scored[0] == pytest.approx(got)
                         endings["points"] += 1
+                if hooks.engine_final_value is not None and not engine.truncated[0]:
+                    # The same value read from the engine's arrays.
+                    scored = hooks.engine_final_value(determinization, engine, np.array([0]), me)
+                    if scored is not None:
+                        assert scored.shape == (1,) and scored[0] == pytest.approx(got)
+                        endings["points"] += 1
                 endings["end"] += 1
                 break
             if rules.current_player(state) == CHANCE:
@@ -82,6 +88,9 @@ def test_a_compiled_playout_is_the_rules_playout_move_by_move(name, options):
                 if hooks.dealt_value is not None:
                     expected = hooks.value(determinization, state, me)
                     assert hooks.dealt_value(determinization, engine.state(0), me) == pytest.approx(expected)
+                    if hooks.engine_dealt_value is not None:
+                        scored = hooks.engine_dealt_value(determinization, engine, np.array([0]), me)
+                        assert scored is not None and scored[0] == pytest.approx(expected)
                 endings["deal"] += 1
                 break
             assert (engine.rng_state == stream).all()  # no chance event inside a round
@@ -195,27 +204,38 @@ def test_a_timed_batch_is_sized_from_the_last_one():
     assert search_module._timed_batch(100, 0.02, -0.01) == 0
 
 
-@pytest.mark.parametrize(("name", "options"), [("red7_v0", {}), ("gongzhu_v0", {})])
-def test_finished_games_scored_from_their_points_score_as_their_states(name, options, monkeypatch):
-    """Where the hooks' ``points_value`` scores the variant, the playouts score every finished
-    game from its points without reading it back as a state, and the values are those of the
-    same playouts scored state by state (the hook removed)."""
+@pytest.mark.parametrize(
+    ("name", "options", "fast_hooks"),
+    [
+        ("red7_v0", {}, ("points_value",)),
+        ("gongzhu_v0", {}, ("points_value",)),
+        ("jaipur_v0", {}, ("engine_dealt_value", "engine_final_value")),
+    ],
+)
+def test_finished_games_scored_from_their_points_score_as_their_states(
+    name, options, fast_hooks, monkeypatch
+):
+    """Where the hooks score the variant from the points (``points_value``) or from the
+    engine's arrays (``engine_dealt_value``, ``engine_final_value``), the playouts score every
+    finished game and every finished round without reading it back as a state, and the values
+    are those of the same playouts scored state by state (the hooks removed)."""
     raw = load(name).raw_env(**options)
     hooks = load_hooks(raw.info.name)
-    assert hooks.points_value is not None
+    assert all(getattr(hooks, hook) is not None for hook in fast_hooks)
     rng = np.random.default_rng(0)
     states = []
     for root in positions(name, options, games=2, every=2, limit=4):
         me = raw.rules.current_player(root)
         states.append((root, me, [hooks.resample(hooks.infoset(root, me), me, rng) for _ in range(6)]))
     fast = BatchedPlayouts(raw, hooks, slots=8, seed=3)
-    slow = BatchedPlayouts(raw, dataclasses.replace(hooks, points_value=None), slots=8, seed=3)
+    slow = BatchedPlayouts(raw, dataclasses.replace(hooks, **dict.fromkeys(fast_hooks)), slots=8, seed=3)
     read_back = []
-    real_final_state = fast.engine.final_state
-    monkeypatch.setattr(fast.engine, "final_state", lambda i: read_back.append(i) or real_final_state(i))
+    for reader in ("final_state", "state"):
+        real = getattr(fast.engine, reader)
+        monkeypatch.setattr(fast.engine, reader, lambda i, real=real: read_back.append(i) or real(i))
     for root, me, determinizations in states:
         got = fast.play(determinizations, root, me)
-        assert np.array_equal(got, slow.play(determinizations, root, me))
+        assert got == pytest.approx(slow.play(determinizations, root, me), abs=1e-12)
         assert np.unique(got).size > 1  # real results, not one constant
     assert read_back == []
 

@@ -115,3 +115,27 @@ def test_act_legal_on_the_engines_lists_plays_like_act_batch_on_masks():
         actions = listed.act_legal(substeps.obs, substeps.legal_index, substeps.legal_count)
         assert actions.tolist() == expected.tolist()
         substeps.step(actions)
+
+
+def test_without_exchanges_it_plays_the_reference_choice_among_the_other_moves():
+    """``exchanges=False`` (the search's playouts): on the engine's lists and on masks alike it
+    plays what the reference ``act_one`` picks from the mask with the exchanges removed (every
+    row has another legal move), with the same random draws; exchanges were legal in most of
+    the positions, so the filter matters."""
+    vec = vector.make("jaipur_v0", num_envs=64, seed=5)
+    exchange0 = ACTIONS.offset("exchange")
+    dense, listed = JaipurHeuristic(seed=2, exchanges=False), JaipurHeuristic(seed=2, exchanges=False)
+    reference = JaipurHeuristic(seed=2)
+    rng = np.random.default_rng(5)
+    rows_with_exchanges = rows_seen = 0
+    for _ in range(40):
+        simple = vec.mask.copy()
+        simple[:, exchange0:] = 0
+        assert simple.any(axis=1).all()
+        expected = [reference.act_one(obs, row) for obs, row in zip(vec.obs, simple)]
+        assert dense.act_batch(vec.obs, vec.mask).tolist() == expected
+        assert listed.act_legal(vec.obs, vec.legal_index, vec.legal_count).tolist() == expected
+        rows_with_exchanges += int(vec.mask[:, exchange0:].any(axis=1).sum())
+        rows_seen += vec.num_envs
+        vec.step(np.array([rng.choice(np.flatnonzero(row)) for row in vec.mask]))
+    assert rows_with_exchanges > rows_seen // 2

@@ -70,10 +70,20 @@ _PRECIOUS = np.array(PRECIOUS, dtype=np.float64)
 class JaipurHeuristic(BatchPlayer):
     """Scores sales by tokens plus expected bonus, takes by the goods' token values and the
     sets they build, camels by how many there are, exchanges by value gained minus value and
-    precious goods given away."""
+    precious goods given away.
 
-    def __init__(self, encoding: JaipurEncoding | None = None, seed: int | None = None):
+    With ``exchanges=False`` (the flat encoding) it plays the best move other than an
+    exchange, as the search's light policy does, and scores no exchange; an exchange only
+    when it is the sole legal kind of move.
+    """
+
+    def __init__(
+        self, encoding: JaipurEncoding | None = None, seed: int | None = None, exchanges: bool = True
+    ):
         super().__init__(seed)
+        self.exchanges = exchanges
+        self._first_skipped = EXCHANGE0 if not exchanges else ACTIONS.size
+        """The first flat action left out while other moves are legal (none: the table's size)."""
 
     def act_batch(
         self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None
@@ -93,6 +103,10 @@ class JaipurHeuristic(BatchPlayer):
             counts = legal.sum(axis=1)
             listed = np.argsort(~legal, axis=1, kind="stable")[:, : max(int(counts.max(initial=0)), 1)]
             return self.act_legal(observations, listed, counts)
+        if not self.exchanges:  # the exchanges only in rows where nothing else is legal
+            simple = legal.copy()
+            simple[:, EXCHANGE0:] = False
+            legal = np.where(simple.any(axis=1)[:, None], simple, legal)
         return self._best(observations, _tied_actions, (np.ascontiguousarray(legal),))
 
     def act_legal(
@@ -115,10 +129,10 @@ class JaipurHeuristic(BatchPlayer):
                  np.ascontiguousarray(counts, dtype=np.int64))
         if observations.shape[1] != LAYOUT.size:  # the sub-step encoding
             return self._best(observations, _tied_substeps, lists, substeps=True)
-        return self._best(observations, _tied_listed, lists)
+        return self._best(observations, _tied_listed, (*lists, self._first_skipped))
 
     def _best(
-        self, observations: np.ndarray, tie_kernel: Any, legal: tuple[np.ndarray, ...], substeps: bool = False
+        self, observations: np.ndarray, tie_kernel: Any, legal: tuple[Any, ...], substeps: bool = False
     ) -> np.ndarray:
         """Each row's best-scoring action, ties broken with one draw per row in row order;
         ``tie_kernel(*legal, *pieces, tables, work, tied, ties)`` lists each row's tied actions
@@ -381,20 +395,27 @@ def _tied_actions(
 
 @njit(cache=True)
 def _tied_listed(
-    legal_index: np.ndarray, legal_count: np.ndarray, hands: np.ndarray, markets: np.ndarray,
+    legal_index: np.ndarray, legal_count: np.ndarray, skipped: int, hands: np.ndarray, markets: np.ndarray,
     stacks: np.ndarray, bonus_left: np.ndarray, tables: tuple[np.ndarray, np.ndarray],
     work: tuple[np.ndarray, np.ndarray, np.ndarray], tied: np.ndarray, counts: np.ndarray,
 ) -> None:
     """:func:`_tied_actions` of rows given as lists of legal actions (``legal_index[row,
-    :legal_count[row]]``, any order): the tied actions are sorted into action order (when they
-    all fit in ``tied``)."""
+    :legal_count[row]]``, any order), leaving out the actions from ``skipped`` on where a row
+    has others: the tied actions are sorted into action order (when they all fit in
+    ``tied``)."""
     (legal_index, hands, markets, stacks, bonus_left, take_table, give_table, index, values, scores, tied,
      counts) = borrow(legal_index, hands, markets, stacks, bonus_left, tables[0], tables[1], work[0], work[1],
                       work[2], tied, counts)
     for row in range(legal_index.shape[0]):
-        found = legal_count[row]
-        for k in range(found):
-            index[k] = legal_index[row, k]
+        found = 0
+        for k in range(legal_count[row]):
+            if legal_index[row, k] < skipped:
+                index[found] = legal_index[row, k]
+                found += 1
+        if found == 0:
+            found = legal_count[row]
+            for k in range(found):
+                index[k] = legal_index[row, k]
         _row_ties(row, index, found, (hands, markets, stacks, bonus_left), (take_table, give_table),
                   (values, scores), tied, counts)
         if counts[row] <= tied.shape[1]:

@@ -861,6 +861,17 @@ class JaipurEngine(BatchedEngine):
     def _get_state(self, i: int) -> Any:
         return _row_to_state(self.slots[i], self.history[i], self.config)
 
+    def last_rounds(self, slots: np.ndarray, final: bool = False) -> np.ndarray | None:
+        """The record of the last round each slot finished, as ``history`` keeps it (int32
+        ``[K, 8]``: rupees of seat 0 and 1, camel token, Seal, bonus and goods token counts of
+        seat 0 and 1; ``final``: in the game the slot last finished), or ``None`` when a slot
+        has finished no round or more rounds than the engine keeps."""
+        rows, history = (self.final_slots, self.final_history) if final else (self.slots, self.history)
+        finished = rows[slots, NHIST]
+        if finished.size and (finished.min() < 1 or finished.max() > history.shape[1]):
+            return None
+        return history[slots, finished - 1]
+
     def final_state(self, i: int) -> Any:
         """The position slot ``i``'s last game ended in (see :meth:`BatchedEngine.final_state`): its
         last round scored, or cut at the turn limit."""

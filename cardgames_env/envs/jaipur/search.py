@@ -15,7 +15,8 @@ from cardgames_env.core.search import SearchHooks
 
 from . import rules as jp
 from .cards import CAMEL, HAND_LIMIT, NUM_GOODS, PRECIOUS
-from .heuristic import EXPECTED_BONUS
+from .encoding import ACTIONS
+from .heuristic import EXPECTED_BONUS, JaipurHeuristic
 
 ROLLOUT_EPSILON = 0.1
 """Chance that the rollout policy plays a uniformly random move other than an exchange."""
@@ -158,6 +159,35 @@ def dealt_value(root: jp.State, state: jp.State, player: int) -> float:
     return 0.6 * seal + 0.4 * math.tanh(gap / 25)
 
 
+def _round_values(results: np.ndarray, player: int) -> np.ndarray:
+    """:func:`value` of finished rounds from their records (``JaipurEngine.last_rounds``)."""
+    gap = results[:, player] - results[:, 1 - player]
+    seal = results[:, 3]
+    won = np.where(seal == player, 1.0, np.where(seal >= 0, -1.0, 0.0))
+    return 0.6 * won + 0.4 * np.tanh(gap / 25)
+
+
+def engine_dealt_value(root: jp.State, engine: Any, slots: np.ndarray, player: int) -> np.ndarray | None:
+    """:func:`dealt_value` of the slots where the engine just dealt a new round: the round
+    they finished, read from the engine's history."""
+    results = engine.last_rounds(slots)
+    return None if results is None else _round_values(results, player)
+
+
+def engine_final_value(root: jp.State, engine: Any, slots: np.ndarray, player: int) -> np.ndarray | None:
+    """:func:`value` of the slots' finished games (each ends with a round scored): their last
+    round, read from the engine's history."""
+    results = engine.last_rounds(slots, final=True)
+    return None if results is None else _round_values(results, player)
+
+
+def simple_playouts(encoding: Any, seed: int | None = None) -> JaipurHeuristic:
+    """The compiled playouts' policy: the heuristic's best move other than an exchange, as
+    :func:`rollout` plays (in the flat encoding; the sub-step encoding's playouts keep the
+    exchanges)."""
+    return JaipurHeuristic(encoding, seed=seed, exchanges=encoding.actions.size != ACTIONS.size)
+
+
 HOOKS = SearchHooks(
     infoset=canonical,
     resample=jp.resample_hidden,
@@ -167,5 +197,8 @@ HOOKS = SearchHooks(
     horizon=round_over,
     value=value,
     dealt_value=dealt_value,
+    engine_dealt_value=engine_dealt_value,
+    engine_final_value=engine_final_value,
+    playout=simple_playouts,
 )
 """Jaipur's search hooks."""
