@@ -1,8 +1,8 @@
 """Playouts in a batched engine: many rules states played to their end at once, in compiled code.
 
 :class:`BatchedPlayouts` holds a batched engine of the game (``GameSpec.kernel``) and a
-compiled policy deciding every slot in one call (the search hooks' ``playout``, else the
-game's heuristic, ``GameSpec.heuristic``). Given
+compiled policy deciding every slot in one call (the game's heuristic, ``GameSpec.heuristic``,
+or its light policy, the search hooks' ``light_policy``). Given
 rules states with a seat to move (determinizations, leaves of a search tree), it loads each
 into a slot and steps all the slots together, every seat moved by the playout policy, until
 each slot's simulation ends:
@@ -37,7 +37,7 @@ from cardgames_env.core.search import SearchHooks
 MAX_PLAYOUT_STEPS = 2000
 """Most engine steps of one playout before its slot is scored as it stands."""
 
-PLAYOUT_POLICIES = ("heuristic", "random")
+PLAYOUT_POLICIES = ("heuristic", "light", "random")
 """Policies that can move every seat in a playout."""
 
 
@@ -58,20 +58,23 @@ class BatchedPlayouts:
         env: the raw AEC env whose game and variant are played (its ``config``).
         hooks: the game's search hooks (``value`` and ``dealt_value`` score the playouts).
         slots: most states played at once (the engine's slot count).
-        policy: ``"heuristic"`` (the hooks' compiled ``playout`` policy, else the game's
-            compiled heuristic) or ``"random"``.
+        policy: ``"heuristic"`` (the game's compiled heuristic), ``"light"`` (the hooks'
+            ``light_policy``), ``"random"``, or ``None``: the hooks' ``playouts``.
         seed: seed of the engine's random streams and of the policy's tie-breaks.
 
     Raises:
-        ValueError: for a game without a batched engine or heuristic, or a bad policy name.
+        ValueError: for a game without a batched engine or the policy named, or a bad policy
+            name.
     """
 
     def __init__(
-        self, env: Any, hooks: SearchHooks, slots: int, policy: str = "heuristic", seed: int | None = 0
+        self, env: Any, hooks: SearchHooks, slots: int, policy: str | None = None, seed: int | None = 0
     ):
         game = registry.spec(env.info.name)
         if game.kernel is None:
             raise ValueError(f"{game.env_name} has no batched engine to play out simulations")
+        if policy is None:
+            policy = hooks.playouts
         if policy not in PLAYOUT_POLICIES:
             raise ValueError(f"playout policy {policy!r}: expected one of {', '.join(PLAYOUT_POLICIES)}")
         kernel = game.load("kernel")
@@ -84,12 +87,13 @@ class BatchedPlayouts:
         self.rng = np.random.default_rng(seed)
         self.policy: Any = None
         if policy == "heuristic":
-            if hooks.playout is not None:
-                self.policy = hooks.playout(self.engine.encoding, seed)
-            elif game.heuristic is None:
+            if game.heuristic is None:
                 raise ValueError(f"{game.env_name} has no heuristic to play out simulations")
-            else:
-                self.policy = game.load("heuristic")(self.engine.encoding, seed=seed)
+            self.policy = game.load("heuristic")(self.engine.encoding, seed=seed)
+        elif policy == "light":
+            if hooks.light_policy is None:
+                raise ValueError(f"{game.env_name} has no compiled light policy to play out simulations")
+            self.policy = hooks.light_policy(self.engine.encoding, seed)
         seats = self.slots * self.num_players
         self._keys = np.arange(seats, dtype=np.int64).reshape(self.slots, self.num_players)
         self._gained = np.zeros((self.slots, self.num_players), dtype=np.float64)

@@ -52,7 +52,8 @@ from cardgames_env.core.search import PRIORS, SearchHooks
 SEARCH_KIND = "search"
 """Agent-kind name of the search agent (with ``:key=value`` options)."""
 
-ROLLOUT_KINDS = ("policy", "random")
+ROLLOUT_KINDS = ("policy", "heuristic", "light", "random")
+"""Playout policies: the game's default, its compiled heuristic, its light policy, uniform."""
 
 ENGINES = ("compiled", "python")
 """Where simulations run: ``compiled`` (playouts in the game's batched engine, the default)
@@ -99,13 +100,18 @@ class SearchOptions:
         time: seconds per decision (``None``: no time budget). With both set the search stops
             at whichever comes first; a time budget makes moves depend on the machine's speed.
         c: UCB1 exploration constant (values are in about ``[-1, 1]``).
-        rollout: ``"policy"`` (the game's light policy, default) or ``"random"`` (uniform legal
-            moves for every seat in rollouts and for the other seats in the tree).
+        rollout: ``"policy"`` (default: the game's light policy with the Python engine; with
+            the compiled one the game's default playouts, its hooks' ``playouts``),
+            ``"heuristic"`` (compiled engine: the game's compiled heuristic), ``"light"`` (the
+            light policy; compiled engine: its compiled form, where the hooks have one) or
+            ``"random"`` (uniform legal moves for every seat in rollouts and for the other
+            seats in the tree).
         max_children: most moves searched at a decision of the searching seat (the game's
             preferred ones; ``0``: the game's default, its hooks' ``max_children``).
         epsilon: chance that a move of the light policy is replaced by a uniformly random
             legal move (``0``: the game's policy alone; in the tree only with the compiled
-            engine, whose playouts use the game's compiled heuristic).
+            engine, whose playouts use a compiled policy: the hooks' ``playout`` or the
+            game's heuristic).
         engine: ``"compiled"`` (playouts stepped together in the game's batched engine) or
             ``"python"`` (every simulation on the rules engine).
         batch: simulations selected before their playouts run together (compiled engine).
@@ -452,6 +458,11 @@ class SearchAgent:
         self.iterations, self.seconds = self.options.budget(game)
         self.compiled = self.options.compiled(game)
         """Whether the simulations run in the game's batched engine."""
+        if self.compiled:
+            self._playout_policy()  # a light policy the game lacks is an error now
+        elif self.options.rollout == "heuristic":
+            raise ValueError(f"search option rollout=heuristic: the compiled heuristic plays only in the "
+                             f"compiled engine, and {game} is searched on its rules engine")
         self.rng = make_rng(seed)
         self._plan: list[int] = []
         self._plan_state: Any = None
@@ -628,9 +639,21 @@ class SearchAgent:
                 best, best_key = move, key
         return best
 
-    def _no_heuristic(self) -> bool:
-        """Whether the game lacks a compiled heuristic (its playouts are then random)."""
-        return registry.spec(self.game).heuristic is None
+    def _playout_policy(self) -> str:
+        """The compiled playouts' policy: ``rollout`` (``policy``: the hooks' default), random
+        for a game without a compiled heuristic.
+
+        Raises:
+            ValueError: for ``rollout=light`` in a game without a compiled light policy.
+        """
+        rollout = self.options.rollout
+        if rollout == "policy":
+            rollout = self.hooks.playouts
+        if rollout == "light" and self.hooks.light_policy is None:
+            raise ValueError(f"search option rollout=light: {self.game} has no compiled light policy")
+        if rollout == "heuristic" and registry.spec(self.game).heuristic is None:
+            return "random"
+        return rollout
 
     def playouts(self) -> Any:
         """The batched engine that plays the compiled search's simulations out (built on
@@ -638,7 +661,7 @@ class SearchAgent:
         if self._playouts is None:
             from .playouts import BatchedPlayouts
 
-            policy = "random" if self.options.rollout == "random" or self._no_heuristic() else "heuristic"
+            policy = self._playout_policy()
             seed = int(self.rng.integers(2**62))
             self._playouts = BatchedPlayouts(self.env, self.hooks, self.options.batch, policy, seed=seed)
         return self._playouts

@@ -48,11 +48,13 @@ default that knows no game:
   engine, slots, player)``: ``dealt_value`` of the slots where the batched engine just dealt
   a new round, and ``value`` of the slots' finished games, read from the game's own engine in
   one call (``None`` where they cannot be). Only speed, as ``points_value``.
-* ``playout(encoding, seed)``: the compiled playouts' policy, built for the batched engine's
-  encoding (a :class:`~cardgames_env.core.masks.BatchPlayer` deciding every slot in one call;
-  default: the game's heuristic, ``GameSpec.heuristic``). For a game whose light policy
-  differs from its heuristic in what makes a simulation long (a light policy that passes
-  where the heuristic trades ends a negotiation in a few steps).
+* ``light_policy(encoding, seed)`` and ``playouts``: the light policy in compiled form, built
+  for the batched engine's encoding (a :class:`~cardgames_env.core.masks.BatchPlayer`
+  deciding every slot in one call), and which policy plays the compiled playouts by default:
+  ``"heuristic"`` (the game's compiled heuristic, ``GameSpec.heuristic``) or ``"light"``.
+  The light policy is worth it where it is the cheaper and no weaker playout (a light policy
+  that passes where the heuristic trades ends a negotiation in a few steps); the search's
+  ``rollout`` option picks either.
 * ``prior``: where the compiled search's root priors come from by default: ``"none"`` (UCB1
   over the root's moves) or ``"pretrained"`` (PUCT with the env's shipped policy, where that
   policy plays the env's variant; else none). Worth it where the shipped policy is stronger
@@ -75,6 +77,9 @@ REQUIRED_HOOKS = ("infoset", "resample", "rollout")
 
 PRIORS = ("none", "pretrained")
 """Where the compiled search's root priors can come from (``none``: UCB1, no priors)."""
+
+PLAYOUTS = ("heuristic", "light")
+"""The compiled policies that can play a game's compiled playouts by default."""
 
 
 @dataclass(frozen=True)
@@ -113,8 +118,10 @@ class SearchHooks:
         engine_final_value: ``engine_final_value(root, engine, slots, player)``, ``value`` of
             the finished (not truncated) games of ``slots``, from the engine's arrays: float
             ``[K]``, or ``None``.
-        playout: ``playout(encoding, seed)``, the compiled playouts' batch policy
-            (``None``: the game's heuristic).
+        light_policy: ``light_policy(encoding, seed)``, the light policy as a batch policy
+            of the batched engine's encoding (``None``: none compiled).
+        playouts: the compiled playouts' default policy, one of :data:`PLAYOUTS`
+            (``"light"`` needs ``light_policy``).
         prior: the compiled search's default root priors, one of :data:`PRIORS`
             (``"pretrained"`` falls back to ``"none"`` where no shipped policy plays the
             env's variant).
@@ -134,13 +141,18 @@ class SearchHooks:
     returns_value: Callable[[Any, np.ndarray, int], np.ndarray | None] | None = None
     engine_dealt_value: Callable[[Any, Any, np.ndarray, int], np.ndarray | None] | None = None
     engine_final_value: Callable[[Any, Any, np.ndarray, int], np.ndarray | None] | None = None
-    playout: Callable[[Any, int | None], Any] | None = None
+    light_policy: Callable[[Any, int | None], Any] | None = None
+    playouts: str = "heuristic"
     prior: str = "none"
     depth: int = 0
 
     def __post_init__(self) -> None:
         if self.prior not in PRIORS:
             raise ValueError(f"prior must be one of {', '.join(PRIORS)}, got {self.prior!r}")
+        if self.playouts not in PLAYOUTS:
+            raise ValueError(f"playouts must be one of {', '.join(PLAYOUTS)}, got {self.playouts!r}")
+        if self.playouts == "light" and self.light_policy is None:
+            raise ValueError("playouts='light' needs a light_policy")
         for name in ("max_children", "depth"):
             limit = getattr(self, name)
             if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:

@@ -256,8 +256,9 @@ def test_finished_games_scored_from_their_returns_score_as_their_states(monkeypa
             me = raw.rules.current_player(root)
             cases.append((root, me, [hooks.resample(hooks.infoset(root, me), me, rng) for _ in range(6)]))
     assert len(cases) >= 10
-    fast = BatchedPlayouts(raw, hooks, slots=8, seed=3)
-    slow = BatchedPlayouts(raw, dataclasses.replace(hooks, returns_value=None), slots=8, seed=3)
+    fast = BatchedPlayouts(raw, hooks, slots=8, policy="light", seed=3)
+    slow_hooks = dataclasses.replace(hooks, returns_value=None)
+    slow = BatchedPlayouts(raw, slow_hooks, slots=8, policy="light", seed=3)
     read_back = []
     real_final_state = fast.engine.final_state
     monkeypatch.setattr(fast.engine, "final_state", lambda i: read_back.append(i) or real_final_state(i))
@@ -277,7 +278,7 @@ def test_haggles_playouts_pass_as_its_light_policy():
     so its playouts run longer)."""
     raw = load("haggle_v0").raw_env()
     hooks = load_hooks("haggle_v0")
-    assert hooks.playout is not None
+    assert hooks.light_policy is not None and hooks.playouts == "light"
     starts = [state for state in positions("haggle_v0", {}, games=2, every=1, limit=30)
               if state.stage == state.stage.PROPOSE]
     assert len(starts) >= 5
@@ -286,8 +287,8 @@ def test_haggles_playouts_pass_as_its_light_policy():
         min(n - state.passes, (rounds - state.round) * n - state.proposer) for state in starts
     )
     steps = {}
-    for label, used in (("passing", hooks), ("heuristic", dataclasses.replace(hooks, playout=None))):
-        playouts = BatchedPlayouts(raw, used, slots=8, seed=1)
+    for label, policy in (("passing", "light"), ("heuristic", "heuristic")):
+        playouts = BatchedPlayouts(raw, hooks, slots=8, policy=policy, seed=1)
         for state in starts:
             playouts.play([state] * 8, state, raw.rules.current_player(state))
         steps[label] = playouts.steps
@@ -463,6 +464,36 @@ def test_a_games_default_prior_applies_where_its_shipped_policy_plays_the_varian
     assert SearchAgent(load("red7_v0").raw_env(), "search", seed=0).prior == "none"
     with pytest.raises(ValueError, match="prior must be one of none, pretrained"):
         dataclasses.replace(load_hooks("red7_v0"), prior="network")
+
+
+def test_the_rollout_option_picks_the_compiled_playouts_policy():
+    """``rollout=policy`` takes the hooks' default playouts (Haggle: its light policy, Jaipur
+    and Red7: the compiled heuristic); ``heuristic``, ``light`` and ``random`` name one; a
+    light policy the game does not compile and the compiled heuristic on the rules engine are
+    errors when the agent is made; the hooks refuse an unknown default or a light default
+    without a light policy."""
+    from cardgames_env.envs.haggle.heuristic import HaggleHeuristic
+    from cardgames_env.envs.jaipur.heuristic import JaipurHeuristic
+
+    haggle, jaipur, red7 = (load(name).raw_env() for name in ("haggle_v0", "jaipur_v0", "red7_v0"))
+
+    def policy(env, name):
+        return SearchAgent(env, name, seed=0).playouts().policy
+
+    default = policy(haggle, "search")
+    assert isinstance(default, HaggleHeuristic) and default.min_gain == np.inf
+    assert policy(haggle, "search:rollout=heuristic").min_gain == 1.0
+    assert policy(jaipur, "search").exchanges and not policy(jaipur, "search:rollout=light").exchanges
+    assert isinstance(policy(jaipur, "search:rollout=heuristic"), JaipurHeuristic)
+    assert policy(red7, "search:rollout=random") is None
+    with pytest.raises(ValueError, match="rollout=light: red7 has no compiled light policy"):
+        SearchAgent(red7, "search:rollout=light", seed=0)
+    with pytest.raises(ValueError, match="rollout=heuristic"):
+        SearchAgent(red7, "search:engine=python:rollout=heuristic", seed=0)
+    with pytest.raises(ValueError, match="playouts must be one of heuristic, light"):
+        dataclasses.replace(load_hooks("red7_v0"), playouts="fast")
+    with pytest.raises(ValueError, match="needs a light_policy"):
+        dataclasses.replace(load_hooks("red7_v0"), playouts="light")
 
 
 def test_the_tree_walk_adds_the_suggested_move_then_widens_then_follows_ucb():

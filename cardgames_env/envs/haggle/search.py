@@ -168,10 +168,11 @@ def returns_value(root: hl.State, returns: np.ndarray, player: int) -> np.ndarra
     return np.tanh(returns[:, player] / 3)
 
 
-def passing_playouts(encoding: Any, seed: int | None = None) -> HaggleHeuristic:
-    """The compiled playouts' policy: the compiled heuristic with proposers passing, as in
-    :func:`rollout` (an offer under way, a response and the submissions as the heuristic
-    plays them), so that a playout ends once every seat has passed."""
+def light_policy(encoding: Any, seed: int | None = None) -> HaggleHeuristic:
+    """The light policy in compiled form, which plays the compiled search's playouts: the
+    compiled heuristic with proposers passing, as in :func:`rollout` (an offer under way, a
+    response and the submissions as the heuristic plays them), so that a playout ends once
+    every seat has passed."""
     policy = HaggleHeuristic(encoding, seed=seed)
     policy.min_gain = math.inf
     return policy
@@ -185,7 +186,8 @@ HOOKS = SearchHooks(
     max_children=8,
     value=value,
     returns_value=returns_value,
-    playout=passing_playouts,
+    light_policy=light_policy,
+    playouts="light",
     prior="pretrained",
 )
 """Haggle's search hooks (searched to the end of the game, the scoring draw dealt; the

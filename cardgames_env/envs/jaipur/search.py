@@ -181,10 +181,11 @@ def engine_final_value(root: jp.State, engine: Any, slots: np.ndarray, player: i
     return None if results is None else _round_values(results, player)
 
 
-def simple_playouts(encoding: Any, seed: int | None = None) -> JaipurHeuristic:
-    """The compiled playouts' policy: the heuristic's best move other than an exchange, as
-    :func:`rollout` plays (in the flat encoding; the sub-step encoding's playouts keep the
-    exchanges)."""
+def light_policy(encoding: Any, seed: int | None = None) -> JaipurHeuristic:
+    """The light policy in compiled form: the heuristic's best move other than an exchange, as
+    :func:`rollout` plays (in the flat encoding; in the sub-step encoding it keeps the
+    exchanges). Not the default of the compiled playouts: the full heuristic's make the
+    stronger search."""
     return JaipurHeuristic(encoding, seed=seed, exchanges=encoding.actions.size != ACTIONS.size)
 
 
@@ -199,6 +200,6 @@ HOOKS = SearchHooks(
     dealt_value=dealt_value,
     engine_dealt_value=engine_dealt_value,
     engine_final_value=engine_final_value,
-    playout=simple_playouts,
+    light_policy=light_policy,
 )
 """Jaipur's search hooks."""
