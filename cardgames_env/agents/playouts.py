@@ -2,21 +2,22 @@
 
 :class:`BatchedPlayouts` holds a batched engine of the game (``GameSpec.kernel``) and a
 compiled policy deciding every slot in one call (the game's heuristic, ``GameSpec.heuristic``,
-or its light policy, the search hooks' ``light_policy``). Given
-rules states with a seat to move (determinizations, leaves of a search tree), it loads each
-into a slot and steps all the slots together, every seat moved by the playout policy, until
-each slot's simulation ends:
+or its light policy, the search hooks' ``light_policy``). Given rules states with a seat to
+move (determinizations, leaves of a search tree), it loads each into a slot and steps all the
+slots together, every seat moved by the playout policy, until each slot's simulation ends:
 
 * at the end of the game: the slot's finished game (``final_state``; a chance event left
   after the last move, such as a scoring draw, dealt by the rules) is scored by the search
   hooks' ``value`` (the rules' ``returns`` without one), or, where the hooks have a
   ``points_value`` for the variant, all the games that ended in a step at once from their
   points (``final_points``), or where they have a ``returns_value``, from the returns the
-  simulations gained (the engine's rewards summed since each state was loaded);
+  simulations gained (the engine's rewards summed since each state was loaded), or where they
+  have an ``engine_final_value``, from the game's own engine arrays;
 * at a chance event (the engine deals a new round or hand: the slot's random stream moves),
   when the game's hooks have a ``dealt_value``: it scores the state the new deal starts from
-  (the finished round's result is part of it). Without that hook the slot plays on to the
-  end of the game with the engine's own deals;
+  (the finished round's result is part of it; where the hooks have an ``engine_dealt_value``,
+  all the slots dealt in a step at once from the engine's arrays). Without that hook the slot
+  plays on to the end of the game with the engine's own deals;
 * after :data:`MAX_PLAYOUT_STEPS` engine steps: the slot's current state is scored by ``value``.
 
 The engine only ever holds the states it is given: a search hands it determinizations of its
@@ -212,8 +213,9 @@ class BatchedPlayouts:
     def _score_ended(self, slots: np.ndarray, values: np.ndarray, root: Any, player: int) -> None:
         """Score the simulations of ``slots``, whose games just ended (finished, or cut at the
         step limit): the finished ones in one call where the hooks' ``points_value`` (from
-        their points) or ``returns_value`` (from the returns gained) scores the variant, the
-        others from their final rules states."""
+        their points), ``returns_value`` (from the returns gained) or ``engine_final_value``
+        (from the engine's arrays) scores the variant, the others from their final rules
+        states."""
         engine, hooks = self.engine, self.hooks
         cut = engine.truncated[slots]
         finished, rest = slots[~cut], slots

@@ -110,8 +110,8 @@ class SearchOptions:
             preferred ones; ``0``: the game's default, its hooks' ``max_children``).
         epsilon: chance that a move of the light policy is replaced by a uniformly random
             legal move (``0``: the game's policy alone; in the tree only with the compiled
-            engine, whose playouts use a compiled policy: the hooks' ``playout`` or the
-            game's heuristic).
+            engine, whose playouts use a compiled policy: the game's heuristic or its
+            compiled light policy).
         engine: ``"compiled"`` (playouts stepped together in the game's batched engine) or
             ``"python"`` (every simulation on the rules engine).
         batch: simulations selected before their playouts run together (compiled engine).
