@@ -657,13 +657,16 @@ class SearchAgent:
 
     def playouts(self) -> Any:
         """The batched engine that plays the compiled search's simulations out (built on
-        first use: :class:`~cardgames_env.agents.playouts.BatchedPlayouts`)."""
+        first use: :class:`~cardgames_env.agents.playouts.BatchedPlayouts`), with the compiled
+        PUCT picks loaded, so that no decision pays for compiling them."""
         if self._playouts is None:
             from .playouts import BatchedPlayouts
 
             policy = self._playout_policy()
             seed = int(self.rng.integers(2**62))
             self._playouts = BatchedPlayouts(self.env, self.hooks, self.options.batch, policy, seed=seed)
+            if self.prior == "pretrained":
+                _puct_picks(np.ones(1, np.int64), np.zeros(1), np.ones(1), 1, 1.0, VIRTUAL_LOSS)
         return self._playouts
 
     def root_priors(self, root_state: Any, me: int, prefixes: list[list[int]]) -> list[float]:
