@@ -894,14 +894,14 @@ def _state_to_row(state: rules.State, hist_cap: int) -> tuple[np.ndarray, np.nda
     Raises:
         ValueError: for a state the slot layout cannot hold (not one of a real game).
     """
-    s = np.zeros(WIDTH, dtype=np.int32)
-    hist = np.zeros((hist_cap, HIST_FIELDS), dtype=np.int32)
     if sum(state.market[:NUM_GOODS]) > 5 or len(state.deck) > DECK_CAP:
         raise ValueError("load: the market holds more than 5 goods or the deck more than 52 cards")
     if len(state.history) > hist_cap:
         raise ValueError(
             f"load: the engine keeps at most {hist_cap} finished rounds, got {len(state.history)}"
         )
+    # The row as a list first: slice assignments of a list cost far less than of an array.
+    s = [0] * WIDTH
     s[PLAYER] = state.player
     s[STARTER] = state.starter
     s[ROUND] = state.round
@@ -912,8 +912,6 @@ def _state_to_row(state: rules.State, hist_cap: int) -> tuple[np.ndarray, np.nda
     s[GAP] = sum(r.rupees[0] - r.rupees[1] for r in state.history)
     s[PAST] = sum(r.rupees[0] for r in state.history)
     s[PAST + 1] = sum(r.rupees[1] for r in state.history)
-    for n, r in enumerate(state.history):
-        hist[n] = (*r.rupees, r.camel_token, r.seal, *r.bonus_counts, *r.goods_counts)
     s[MARKET : MARKET + NUM_TYPES] = state.market
     for p in range(NUM_PLAYERS):
         s[HANDS + p * NUM_TYPES : HANDS + (p + 1) * NUM_TYPES] = state.hands[p]
@@ -948,7 +946,12 @@ def _state_to_row(state: rules.State, hist_cap: int) -> tuple[np.ndarray, np.nda
                 raise ValueError("load: a player holds more than 7 bonus tokens of one kind")
             s[BTOKN + slot] = len(taken)
             s[BTOK + slot * PILE_CAP : BTOK + slot * PILE_CAP + len(taken)] = taken
-    return s, hist
+    if len(s) != WIDTH:  # a field of the wrong length shifted the ones after it
+        raise ValueError("load: a card zone of the state does not have its fixed size")
+    hist = np.zeros((hist_cap, HIST_FIELDS), dtype=np.int32)
+    for n, r in enumerate(state.history):
+        hist[n] = (*r.rupees, r.camel_token, r.seal, *r.bonus_counts, *r.goods_counts)
+    return np.array(s, dtype=np.int32), hist
 
 
 def _row_to_state(s: np.ndarray, hist: np.ndarray, config: rules.Config) -> rules.State:
