@@ -13,8 +13,10 @@ every seat in turn) against the heuristic and times every search decision on one
   possible; wall time is printed too);
 * ``sims/s`` — simulations per CPU second;
 * ``us/sim`` — CPU microseconds per simulation, and for the compiled engine the part of it
-  spent in the batched engine's steps (``engine``) and in the playout policy's calls
-  (``policy``): what is left for everything else bounds how far the rest can be sped up.
+  spent in the batched engine's steps (``engine``; with a game whose engine plays a batch
+  out in one call, ``play_out``, that call: engine and policy together) and in the playout
+  policy's calls (``policy``): what is left for everything else bounds how far the rest can
+  be sped up.
 
 Decisions with a single searched move (no search) are not counted. Figures, not tests::
 
@@ -53,9 +55,10 @@ class PlayoutClock:
         self._wrapped: set[tuple[type, str]] = set()
 
     def watch(self, playouts: BatchedPlayouts) -> None:
-        """Count the steps of ``playouts``' engine class and the policy calls of every
-        :class:`BatchedPlayouts` (each method wrapped once)."""
+        """Count the steps and whole playouts of ``playouts``' engine class and the policy
+        calls of every :class:`BatchedPlayouts` (each method wrapped once)."""
         self._wrap(type(playouts.engine), "step", "engine")
+        self._wrap(type(playouts.engine), "play_out", "engine")
         self._wrap(BatchedPlayouts, "policy_actions", "policy")
 
     def _wrap(self, cls: type, method: str, part: str) -> None:

@@ -20,8 +20,14 @@ slots together, every seat moved by the playout policy, until each slot's simula
   plays on to the end of the game with the engine's own deals;
 * after :data:`MAX_PLAYOUT_STEPS` engine steps: the slot's current state is scored by ``value``.
 
+Where the engine can play the policy's games out in one compiled call (its ``play_out``) and
+no tree policy chooses moves, the playouts after the prefixes run in that call instead of one
+engine step at a time (:attr:`BatchedPlayouts.fused`): the same games, scored the same way.
+
 The engine only ever holds the states it is given: a search hands it determinizations of its
-seat's information set, never the real deal.
+seat's information set, never the real deal, or (:meth:`BatchedPlayouts.play_redealt`, for
+an engine whose ``redeal_hidden`` draws determinizations itself) the canonical state of that
+information set.
 """
 
 from __future__ import annotations
@@ -101,6 +107,14 @@ class BatchedPlayouts:
         """Each slot's rewards summed since its state was loaded (kept for ``returns_value``)."""
         self.steps = 0
         """Engine steps taken so far (every slot's move counts once)."""
+        # Both probes run the engine's compiled calls on no slots: compiled (or loaded) now,
+        # so that no timed search pays for it.
+        none = np.zeros(0, dtype=np.int64)
+        self.redeals = self.engine.redeal_hidden(none, 0)
+        """Whether the engine draws determinizations itself (:meth:`play_redealt`)."""
+        self.fused = self.policy is not None and self.engine.play_out(self.policy, none)
+        """Whether playouts without a tree run in one call of the engine's ``play_out`` (the
+        same games as stepping them; set it ``False`` to always step)."""
 
     def finished_value(self, root: Any, state: Any, player: int) -> float:
         """``player``'s value of a finished game: a chance event the engine left to its own
@@ -176,6 +190,46 @@ class BatchedPlayouts:
                 copies.append(i)
         if copies:
             engine.copy_slots(sources, copies)
+        return self._run(count, root, player, prefixes, tree)
+
+    def play_redealt(
+        self, infoset: Any, count: int, shared: int, root: Any, player: int,
+        prefixes: Sequence[Sequence[int]] | None = None, tree: TreePolicy | None = None,
+    ) -> np.ndarray:
+        """:meth:`play` on ``count`` determinizations of ``player``'s information set drawn by
+        the engine (:attr:`redeals`): ``infoset`` (the set's canonical state) is loaded, every
+        ``shared``-th slot re-deals the cards hidden from ``player``
+        (:meth:`~cardgames_env.core.engine.BatchedEngine.redeal_hidden`) and the slots after
+        it up to the next take a copy of its determinization.
+
+        Raises:
+            ValueError: for an engine that cannot re-deal, a count outside ``1..slots``, a
+                ``shared`` below 1, or as :meth:`play`.
+        """
+        if not self.redeals:
+            raise ValueError(f"{self.engine.name}'s batched engine cannot re-deal hidden cards")
+        if not 1 <= count <= self.slots or shared < 1:
+            raise ValueError(
+                f"count must be in 1..{self.slots} and shared at least 1, got {count} and {shared}"
+            )
+        engine = self.engine
+        engine.load(0, infoset, check=False)
+        slots = np.arange(count, dtype=np.int64)
+        leaders = slots[::shared]
+        if leaders.size > 1:
+            engine.copy_slots(np.zeros(leaders.size - 1, dtype=np.int64), leaders[1:])
+        engine.redeal_hidden(leaders, player)
+        members = slots[slots % shared != 0]
+        if members.size:
+            engine.copy_slots(members - members % shared, members)
+        return self._run(count, root, player, prefixes, tree)
+
+    def _run(
+        self, count: int, root: Any, player: int, prefixes: Sequence[Sequence[int]] | None,
+        tree: TreePolicy | None,
+    ) -> np.ndarray:
+        """Play the states loaded into the first ``count`` slots (see :meth:`play`)."""
+        engine = self.engine
         engine.steps[:count] = 0
         self._gained[:] = 0.0
         if self.policy is not None and hasattr(self.policy, "end_games"):
@@ -194,6 +248,8 @@ class BatchedPlayouts:
                         actions[i] = prefix[t]
                         moving[i] = True
                 self._step(actions, moving, live, streams, values, root, player)
+        if tree is None and self.fused and self._played_out(live, values, root, player):
+            return values
         in_tree = np.full(self.slots, tree is not None, dtype=np.bool_)
         steps = 0
         while live.any():
@@ -209,6 +265,25 @@ class BatchedPlayouts:
                     values[slot] = self._value(root, engine.state(int(slot)), player)
                 break
         return values
+
+    def _played_out(self, live: np.ndarray, values: np.ndarray, root: Any, player: int) -> bool:
+        """Play the ``live`` slots to the ends of their games in one call of the engine's
+        :meth:`~cardgames_env.core.engine.BatchedEngine.play_out` and score them; ``False``
+        (nothing played) where the engine has no such call for the playout policy, or where
+        the simulations stop at the engine's new deals (``dealt_value``)."""
+        if self.hooks.dealt_value is not None:
+            return False
+        slots = np.flatnonzero(live)
+        engine = self.engine
+        before = int(engine.steps[slots].sum())
+        if not engine.play_out(self.policy, slots):
+            return False
+        self.steps += int(engine.steps[slots].sum()) - before
+        if self.hooks.returns_value is not None:
+            self._gained[slots] += engine.rewards[slots]
+        self._score_ended(slots, values, root, player)
+        live[slots] = False
+        return True
 
     def _score_ended(self, slots: np.ndarray, values: np.ndarray, root: Any, player: int) -> None:
         """Score the simulations of ``slots``, whose games just ended (finished, or cut at the

@@ -696,8 +696,9 @@ class SearchAgent:
         pick their root move by UCB1 (a pending simulation counts as a loss for its move,
         the virtual loss, so the batch spreads over the moves), each on a determinization
         of the seat's information set (one determinization serves :data:`SHARED_SIMULATIONS`
-        simulations of a batch); the batched engine loads them, plays the chosen moves and
-        then the playouts, all slots together, and the values are backed up."""
+        simulations of a batch; drawn by the engine from the canonical state where it can
+        re-deal hidden cards itself); the batched engine loads them, plays the chosen moves
+        and then the playouts, all slots together, and the values are backed up."""
         playouts = self.playouts()
         encoding = self.env.encoding
         prefixes = [move_actions(encoding, root_state, move) for move in root_moves]
@@ -726,15 +727,21 @@ class SearchAgent:
                 chosen = _select_batch(children, done, size, c)
             else:
                 chosen = _select_batch_puct(children, priors, size, self.options.c_puct)
-            states: list[Any] = []
-            for k in range(size):
-                if k % SHARED_SIMULATIONS == 0:
-                    determinization = self.resample(root_state, me, rng)
-                states.append(determinization)
             walk = None
             if self.depth:  # the slots start their walks at their root moves' nodes
                 walk = _TreeWalk([children[index] for index in chosen], self.depth, c, rng)
-            values = playouts.play(states, root_state, me, [prefixes[index] for index in chosen], walk)
+            moves = [prefixes[index] for index in chosen]
+            if playouts.redeals:  # the engine draws the determinizations from the root
+                values = playouts.play_redealt(
+                    root_state, size, SHARED_SIMULATIONS, root_state, me, moves, walk
+                )
+            else:
+                states: list[Any] = []
+                for k in range(size):
+                    if k % SHARED_SIMULATIONS == 0:
+                        determinization = self.resample(root_state, me, rng)
+                    states.append(determinization)
+                values = playouts.play(states, root_state, me, moves, walk)
             if walk is not None:
                 walk.backup(values)
             for index, value in zip(chosen, values):

@@ -444,6 +444,62 @@ class BatchedEngine:
         for array in self._slot_rows():
             array[targets] = array[sources]
 
+    def redeal_hidden(self, slots: Any, seat: int) -> bool:
+        """Re-deal, in each of ``slots``, the cards hidden from ``seat`` from the slot's own
+        random stream, where the game's engine has such a call; return whether it did
+        (``False``: nothing changed).
+
+        Each slot then holds a random state of the information set of ``seat`` that it held
+        before, drawn as the rules' ``resample_hidden`` draws one (every card ``seat`` cannot
+        see shuffled among the places it cannot see, their numbers kept), and its outputs are
+        written. A search gives it the canonical state of its seat's information set, so the
+        re-deal reads nothing hidden from the seat. Slots that do not re-deal do not change.
+
+        Raises:
+            ValueError: for slot indices out of range or a seat that is not one.
+        """
+        self._redeal_slots(slots, seat)
+        return False
+
+    def _redeal_slots(self, slots: Any, seat: int) -> np.ndarray:
+        """``slots`` of :meth:`redeal_hidden` as checked int64 indices, after checking ``seat``.
+
+        Raises:
+            ValueError: for a bad slot index or seat.
+        """
+        is_index = isinstance(seat, (int, np.integer)) and not isinstance(seat, bool)
+        if not is_index or not 0 <= seat < self.num_players:
+            raise ValueError(f"seat must be a seat index in 0..{self.num_players - 1}, got {seat!r}")
+        return _indices("slots", slots, self.num_envs)
+
+    def play_out(self, policy: Any, slots: Any) -> bool:
+        """Play the games of ``slots`` to their ends in one compiled call, every seat moved by
+        ``policy`` (a compiled batch player of this engine's encoding), where the game's engine
+        has such a call for that policy and variant; return whether it did (``False``: nothing
+        changed, step the slots instead).
+
+        The games are the ones that stepping the slots with ``policy``'s actions would play
+        (the same actions, deals and turn limit), without writing observations or masks:
+        afterwards each slot has ``done`` set (and ``truncated`` where the turn limit cut its
+        game), its finished game in :meth:`final_state`, its turn counter at the game's
+        decisions, and in ``rewards`` the sum of the rewards its steps would have paid. The
+        slots hold their finished games and allow no action (their ``mask`` rows are False):
+        load them again before stepping them. The other slots do not change.
+
+        Raises:
+            ValueError: for slot indices out of range.
+        """
+        self._play_out_slots(slots)
+        return False
+
+    def _play_out_slots(self, slots: Any) -> np.ndarray:
+        """``slots`` of :meth:`play_out` as checked int64 indices.
+
+        Raises:
+            ValueError: for a bad shape or type, or an index out of range.
+        """
+        return _indices("slots", slots, self.num_envs)
+
     def _slot_rows(self) -> list[np.ndarray]:
         """The arrays holding one row per slot (game state, outputs, history), but for the
         random streams and turn counters: those whose first dimension is the slot count here

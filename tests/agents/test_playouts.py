@@ -100,16 +100,25 @@ def test_a_compiled_playout_is_the_rules_playout_move_by_move(name, options):
 
 
 def _recording_loads(monkeypatch, agent):
-    """Record every state the agent's batched engine is given."""
+    """Record every state the agent's batched engine is given, and every determinization it
+    draws itself (``redeal_hidden``)."""
     loaded: list = []
     engine = agent.playouts().engine
     real_load = engine._load
+    real_redeal = engine.redeal_hidden
 
     def recording(i, state):
         loaded.append(state)
         return real_load(i, state)
 
+    def recording_redeal(slots, seat):
+        redealt = real_redeal(slots, seat)
+        if redealt:
+            loaded.extend(engine.state(int(i)) for i in slots)
+        return redealt
+
     monkeypatch.setattr(engine, "_load", recording)
+    monkeypatch.setattr(engine, "redeal_hidden", recording_redeal)
     return loaded
 
 
@@ -327,6 +336,62 @@ def test_slots_copied_from_one_load_play_as_slots_loaded_one_by_one(name):
     b = separate.play(copies, root, me)
     assert np.array_equal(a, b)
     assert shared.steps == separate.steps
+
+
+@pytest.mark.parametrize("name", ALL_ENVS)
+def test_playouts_in_one_engine_call_score_as_stepped_playouts(name):
+    """Where the engine plays a batch out in one call (``fused``), the playouts' values and
+    steps are those of stepping the same slots one decision at a time."""
+    raw = load(name).raw_env()
+    hooks = load_hooks(raw.info.name)
+    rng = np.random.default_rng(3)
+    fused = BatchedPlayouts(raw, hooks, slots=24, seed=9)
+    stepped = BatchedPlayouts(raw, hooks, slots=24, seed=9)
+    stepped.fused = False
+    assert fused.fused == (fused.engine.play_out(fused.policy, np.zeros(0, dtype=np.int64)))
+    for root in positions(name, {}, games=1, every=3, limit=3):
+        me = raw.rules.current_player(root)
+        states = [hooks.resample(hooks.infoset(root, me), me, rng) for _ in range(24)]
+        prefixes = [[int(np.flatnonzero(fused.engine.encoding.legal_action_mask(
+            fused.engine.encoding.to_decision(state)))[0])] for state in states]
+        expected = stepped.play(states, root, me, prefixes)
+        assert np.array_equal(fused.play(states, root, me, prefixes), expected)
+        assert fused.steps == stepped.steps
+
+
+def test_red7s_engine_plays_its_heuristics_playouts_in_one_call():
+    raw = load("red7_v0").raw_env()
+    assert BatchedPlayouts(raw, load_hooks("red7_v0"), slots=4, seed=0).fused
+
+
+def test_determinizations_redealt_by_the_engine_play_as_loaded_ones():
+    """``play_redealt`` loads the information set's canonical state, lets the engine re-deal
+    every ``shared``-th slot and copies each re-deal to the slots after it: the values are
+    those of ``play`` on the same determinizations read back from an engine with the same
+    streams (Red7's basic game: the playouts draw nothing from the streams)."""
+    raw = load("red7_v0").raw_env()
+    hooks = load_hooks("red7_v0")
+    root = positions("red7_v0", {}, games=1, every=3, limit=2)[-1]
+    me = raw.rules.current_player(root)
+    infoset = hooks.infoset(root, me)
+    redealt = BatchedPlayouts(raw, hooks, slots=12, seed=4)
+    assert redealt.redeals
+    values = redealt.play_redealt(infoset, 10, 4, root, me)
+    twin = BatchedPlayouts(raw, hooks, slots=12, seed=4).engine
+    for i in range(10):
+        twin.load(i, infoset)
+    twin.redeal_hidden(np.array([0, 4, 8]), me)
+    states = [twin.state(i - i % 4) for i in range(10)]
+    assert len(set(states)) == 3
+    assert all(hooks.infoset(state, me) == infoset for state in states)
+    assert np.array_equal(values, BatchedPlayouts(raw, hooks, slots=12, seed=4).play(states, root, me))
+    with pytest.raises(ValueError, match="count"):
+        redealt.play_redealt(infoset, 13, 4, root, me)
+    gongzhu = load("gongzhu_v0").raw_env()
+    other = BatchedPlayouts(gongzhu, load_hooks("gongzhu_v0"), slots=4, seed=0)
+    assert not other.redeals
+    with pytest.raises(ValueError, match="cannot re-deal"):
+        other.play_redealt(None, 4, 4, None, 0)
 
 
 def test_batched_selection_tries_every_move_then_follows_ucb_with_virtual_losses():
@@ -593,12 +658,12 @@ def test_a_fixed_number_of_simulations_runs_in_several_batches(monkeypatch, iter
     agent = SearchAgent(env, f"search:iterations={iterations}", seed=0)
     playouts = agent.playouts()
     seen = []
-    play = playouts.play
+    run = playouts._run
 
-    def recording(states, *args, **kwargs):
-        seen.append(len(states))
-        return play(states, *args, **kwargs)
+    def recording(count, *args, **kwargs):
+        seen.append(count)
+        return run(count, *args, **kwargs)
 
-    monkeypatch.setattr(playouts, "play", recording)
+    monkeypatch.setattr(playouts, "_run", recording)
     agent.choose_move(env.game_state())
     assert seen == sizes and agent.last_iterations == iterations

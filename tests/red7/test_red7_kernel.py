@@ -12,6 +12,9 @@ from cardgames_env.envs.red7 import rules
 from cardgames_env.envs.red7.cards import parse_cards
 from cardgames_env.envs.red7.encoding import DISCARD0, GIVE_UP, PLAY0, pair_action
 from cardgames_env.envs.red7.env import TEST_VARIANTS, raw_env
+from cardgames_env.envs.red7.heuristic import Red7Heuristic
+from cardgames_env.envs.red7.kernel import Red7Engine
+from cardgames_env.envs.red7.search import canonical
 from tests.vector.differential import run_differential
 
 MAIN_VARIANTS: tuple[dict[str, Any], ...] = (
@@ -163,3 +166,165 @@ def test_strict_mask_of_a_hand_built_position() -> None:
     env.set_game_state(state)
     assert set(np.flatnonzero(env.action_mask()).tolist()) == expected
 
+
+
+# -- playouts by the heuristic and determinizations drawn by the engine ----------------------
+PLAYOUT_VARIANTS: tuple[dict[str, Any], ...] = MAIN_VARIANTS + (
+    {"num_players": 3, "advanced": True, "target_score": 12},
+    {"strict": False},
+)
+
+
+def _positions(options: dict[str, Any], count: int, seed: int) -> list[rules.State]:
+    """States with a player to move, from random play of seeded games."""
+    config = rules.Config(**options)
+    rng = np.random.default_rng(seed)
+    found: list[rules.State] = []
+    while len(found) < count:
+        state = rules.new_game(config, rules.sample_deal(config, rng))
+        while len(found) < count:
+            player = rules.current_player(state)
+            if player == rules.CHANCE:
+                state = rules.apply_deal(state, rules.sample_deal(state, rng))
+                continue
+            if player < 0:
+                break
+            found.append(state)
+            moves = rules.legal_moves(state)
+            state = rules.apply_move(state, moves[int(rng.integers(len(moves)))])
+    return found[::3]
+
+
+@pytest.mark.parametrize("max_steps", [None, 6], ids=["to-the-end", "turn-limit-6"])
+@pytest.mark.parametrize("options", PLAYOUT_VARIANTS, ids=_name)
+def test_a_played_out_slot_plays_the_game_that_stepping_the_heuristic_plays(
+    options: dict[str, Any], max_steps: int | None
+) -> None:
+    """``play_out`` with the strict heuristic ends every slot's game where stepping the slot
+    with the heuristic's actions ends it: the same final state, rewards summed over the steps,
+    decisions and truncation; the played-out slots then allow no action. Off the strict rules
+    it plays nothing and changes nothing."""
+    states = _positions(options, 90, seed=11)
+    count = len(states)
+    fused = Red7Engine(count, seed=5, max_steps=max_steps, **options)
+    stepped = Red7Engine(count, seed=5, max_steps=max_steps, **options)
+    policy = Red7Heuristic(fused.encoding)
+    for i, state in enumerate(states):
+        fused.load(i, state)
+        stepped.load(i, state)
+    slots = np.arange(count)
+    if not fused.config.strict:
+        before = fused.slots.copy()
+        assert not fused.play_out(policy, slots)
+        assert np.array_equal(fused.slots, before) and not fused.done.any()
+        return
+    assert fused.play_out(policy, slots)
+    live = np.ones(count, dtype=np.bool_)
+    gained = np.zeros((count, fused.num_players))
+    decisions = np.zeros(count, dtype=np.int64)
+    finals: list[Any] = [None] * count
+    cut = np.zeros(count, dtype=np.bool_)
+    while live.any():
+        moving = live.copy()
+        stepped.step(policy.act_batch(stepped.obs, stepped.mask), moving)
+        gained[moving] += stepped.rewards[moving]
+        decisions[moving] += 1
+        for i in np.flatnonzero(moving & stepped.done):
+            finals[i] = stepped.final_state(int(i))
+            cut[i] = stepped.truncated[i]
+            live[i] = False
+    assert fused.done.all()
+    assert np.array_equal(fused.truncated, cut)
+    assert np.array_equal(fused.steps, decisions)
+    assert np.array_equal(fused.rewards, gained)  # sums of -1, 0 and +1: exact
+    for i in range(count):
+        assert fused.final_state(i) == finals[i]
+    assert not fused.mask.any()
+    with pytest.raises(ValueError, match="not legal"):
+        fused.step(np.full(count, GIVE_UP))
+    if max_steps is not None:
+        assert cut.any()
+    elif fused.config.advanced:
+        assert any(final.round_number > state.round_number for final, state in zip(finals, states))
+
+
+def test_play_out_checks_its_slots() -> None:
+    engine = Red7Engine(4, seed=0)
+    policy = Red7Heuristic(engine.encoding)
+    for bad in ([4], [[0]], [-1], np.array([0.5])):
+        with pytest.raises(ValueError, match="slots"):
+            engine.play_out(policy, bad)
+    assert not engine.done.any()
+
+
+@pytest.mark.parametrize("options", PLAYOUT_VARIANTS, ids=_name)
+def test_redealt_slots_hold_states_of_the_seats_information_set(options: dict[str, Any]) -> None:
+    """``redeal_hidden`` leaves each slot a state of the seat's information set (the same
+    canonical state), valid, with the outputs a load of that state writes; the cards hidden
+    from the seat move between redeals; slots left out do not change."""
+    engine = Red7Engine(32, seed=3, **options)
+    reference = Red7Engine(1, seed=0, **options)
+    moved = 0
+    for state in _positions(options, 30, seed=4):
+        for seat in {rules.current_player(state), 0}:
+            key = canonical(state, seat)
+            for i in range(32):
+                engine.load(i, key)
+            leaders = np.arange(0, 32, 2)
+            assert engine.redeal_hidden(leaders, seat)
+            redealt = [engine.state(i) for i in range(32)]
+            for i, got in enumerate(redealt):
+                if i % 2:
+                    assert got == key
+                    continue
+                rules.validate_state(got, engine.config)
+                assert canonical(got, seat) == key
+                reference.load(0, got)
+                assert np.array_equal(reference.obs[0], engine.obs[i])
+                assert np.array_equal(reference.mask[0], engine.mask[i])
+                assert reference.player[0] == engine.player[i]
+            moved += len({redealt[i] for i in leaders}) > 1
+    assert moved > 0
+
+
+def test_redealt_hidden_cards_land_uniformly() -> None:
+    """At the first move of the basic game, seat 0 sees its hand and the palettes: the 40
+    other cards (the other hand's 7, the deck's 33) are hidden. A uniform re-deal puts each
+    of them in the other hand with probability 7/40 and at each place of the deck with
+    probability 1/40: counted over 5,120 re-deals, every card within five standard deviations."""
+    config = rules.Config()
+    state = rules.new_game(config, rules.sample_deal(config, np.random.default_rng(8)))
+    state = state._replace(player=0)
+    key = canonical(state, 0)
+    hidden = sorted(set(range(49)) - {c for c in range(49) if key.hands[0] >> c & 1}
+                    - {c for p in key.palettes for c in range(49) if p >> c & 1})
+    assert len(hidden) == 40 and len(key.deck) == 33
+    engine = Red7Engine(256, seed=12)
+    in_hand = np.zeros(49)
+    on_top = np.zeros(49)
+    rounds = 20
+    for _ in range(rounds):
+        for i in range(256):
+            engine.load(i, key)
+        engine.redeal_hidden(np.arange(256), 0)
+        for i in range(256):
+            got = engine.state(i)
+            in_hand += [got.hands[1] >> c & 1 for c in range(49)]
+            on_top[got.deck[0]] += 1
+    draws = 256 * rounds
+    for counts, p in ((in_hand, 7 / 40), (on_top, 1 / 40)):
+        expected = draws * p
+        spread = 5 * np.sqrt(draws * p * (1 - p))
+        assert np.all(np.abs(counts[hidden] - expected) < spread)
+        assert counts.sum() == pytest.approx(draws * p * 40)
+
+
+def test_redeal_checks_its_seat_and_slots() -> None:
+    engine = Red7Engine(4, seed=0)
+    before = engine.slots.copy()
+    for seat in (2, -1, True, 0.0):
+        with pytest.raises(ValueError, match="seat"):
+            engine.redeal_hidden([0], seat)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="slots"):
+        engine.redeal_hidden([7], 0)
+    assert np.array_equal(engine.slots, before)

@@ -107,16 +107,22 @@ class Red7Heuristic(BatchPlayer):
 
 
 @njit(cache=True)
-def _most_preferred(options: np.ndarray, by_preference: np.ndarray, give_up: int) -> np.ndarray:
-    """Each row's allowed action (other than ``give_up``) that comes first in
-    ``by_preference``; ``give_up`` when there is none. The scan stops at a row's first allowed
+def first_preferred(allowed: np.ndarray, by_preference: np.ndarray, give_up: int) -> int:
+    """The allowed action of one row (other than ``give_up``) that comes first in
+    ``by_preference``; ``give_up`` when there is none. The scan stops at the first allowed
     action: the cheap single-card actions come first."""
-    actions = np.full(options.shape[0], give_up, dtype=np.int64)
+    for action in by_preference:
+        if allowed[action] and action != give_up:
+            return action
+    return give_up
+
+
+@njit(cache=True)
+def _most_preferred(options: np.ndarray, by_preference: np.ndarray, give_up: int) -> np.ndarray:
+    """:func:`first_preferred` of every row of ``options``."""
+    actions = np.empty(options.shape[0], dtype=np.int64)
     for row in range(options.shape[0]):
-        for action in by_preference:
-            if options[row, action] and action != give_up:
-                actions[row] = action
-                break
+        actions[row] = first_preferred(options[row], by_preference, give_up)
     return actions
 
 

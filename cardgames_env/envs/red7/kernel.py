@@ -23,9 +23,16 @@ Semantics of the batched API for Red7:
   canvas discard after an effect) are separate decisions of the same seat, as in the AEC env;
 * advanced game: a round that ends deals the next round inside the step from the slot's own
   random stream; rewards are paid only when the game ends.
+
+For searches the engine also re-deals the cards hidden from a seat in compiled code
+(``redeal_hidden``, the rules' ``resample_hidden``) and plays games out by the strict
+heuristic in one call (``play_out``: the turn of the step kernel with the heuristic's choice,
+:func:`cardgames_env.envs.red7.heuristic.first_preferred`, on the mask the step would write).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from numba import njit, prange
@@ -47,6 +54,7 @@ from cardgames_env.envs.red7.encoding import (
     TAKE0,
 )
 from cardgames_env.envs.red7.env import Red7Env
+from cardgames_env.envs.red7.heuristic import BY_PREFERENCE, Red7Heuristic, first_preferred
 from cardgames_env.envs.red7.rules import (
     CANVAS,
     DONE,
@@ -903,6 +911,116 @@ def _step_threads(
         )
 
 
+# -- determinizations (BatchedEngine.redeal_hidden) -------------------------------------------
+@njit(cache=True)
+def _push_cards(pool: np.ndarray, count: int, cards: int) -> int:
+    """Append the card ids of the bitmask ``cards`` to ``pool[:count]``; return the new count."""
+    while cards:
+        pool[count] = lowest_bit(cards)
+        count += 1
+        cards &= cards - 1
+    return count
+
+
+@njit(cache=True)
+def _redeal_hidden(
+    slots: np.ndarray, seat: int, S: np.ndarray, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
+    mask: np.ndarray, player: np.ndarray, rng_state: np.ndarray,
+) -> None:
+    """``rules.resample_hidden`` in each slot of ``slots`` from its own stream: the cards
+    hidden from ``seat`` (the other hands' unknown cards, the other seats' unseen
+    out-of-round cards, the deck below its known top) shuffled together and dealt back into
+    the same places in the same numbers; then the slot's outputs."""
+    n = cfg[C_N]
+    pool = np.empty(NUM_CARDS, dtype=np.int64)
+    for k in range(slots.shape[0]):
+        i = slots[k]
+        row = S[i]
+        count = 0
+        for s in range(n):
+            if s == seat:
+                continue
+            count = _push_cards(pool, count, row[F_HANDS + s] & ~row[F_KNOWN + s])
+            count = _push_cards(pool, count, row[F_OUT_HIDDEN + s])
+        below_known = row[F_DECK_LEN] - row[F_KNOWN_TOP]  # the stack's bottom part (top card last)
+        for d in range(below_known):
+            pool[count] = row[F_DECK + d]
+            count += 1
+        shuffle(rng_state, i, pool, count)
+        pos = 0
+        for s in range(n):
+            if s == seat:
+                continue
+            hand = row[F_KNOWN + s]
+            for _ in range(bit_count(row[F_HANDS + s] & ~row[F_KNOWN + s])):
+                hand |= 1 << pool[pos]
+                pos += 1
+            row[F_HANDS + s] = hand
+            out = 0
+            for _ in range(bit_count(row[F_OUT_HIDDEN + s])):
+                out |= 1 << pool[pos]
+                pos += 1
+            row[F_OUT_HIDDEN + s] = out
+        for d in range(below_known):
+            row[F_DECK + d] = pool[pos]
+            pos += 1
+        _write_outputs(S, i, cfg, offs, obs, mask, player)
+
+
+# -- playouts by the heuristic (BatchedEngine.play_out) ---------------------------------------
+@njit(cache=True)
+def _heuristic_action(
+    row: np.ndarray, cfg: np.ndarray, legal: np.ndarray, words: np.ndarray, by_preference: np.ndarray
+) -> int:
+    """The strict heuristic's action for the mover of ``row`` (:func:`.heuristic.first_preferred`
+    on the mask, written into ``legal``, whose bytes ``words`` also views): a seat left with
+    giving up alone (the last move of most playouts) is found without scanning the order."""
+    _write_mask(row, cfg, legal)
+    legal[GIVE_UP] = False
+    other = 0
+    for w in range(words.shape[0]):
+        other |= words[w]
+    legal[GIVE_UP] = True
+    if other == 0:
+        return GIVE_UP
+    return first_preferred(legal, by_preference, GIVE_UP)
+
+
+@njit(cache=True)
+def _play_out_heuristic(
+    slots: np.ndarray, S: np.ndarray, final: np.ndarray, cfg: np.ndarray, rewards: np.ndarray,
+    done: np.ndarray, truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray, legal: np.ndarray,
+    words: np.ndarray, by_preference: np.ndarray,
+) -> None:
+    """Play each slot of ``slots`` to the end of its game, every seat moved by the strict
+    heuristic: the decisions of :func:`_step_slot` with the heuristic's actions, without
+    writing observations or masks and without dealing a new game at the end."""
+    n = cfg[C_N]
+    start = np.zeros(n)
+    for k in range(slots.shape[0]):
+        i = slots[k]
+        row = S[i]
+        for s in range(n):
+            start[s] = _seat_return(row, cfg, s)
+        cut = False
+        while True:
+            _apply(row, cfg, _heuristic_action(row, cfg, legal, words, by_preference))
+            steps[i] += 1
+            if row[F_STATUS] == ROUND_OVER:  # advanced game: the next round, as in a step
+                row[F_ROUND] += 1
+                _deal_round(row, cfg, rng_state, i)
+            if row[F_STATUS] == GAME_OVER:
+                break
+            if steps[i] >= cfg[C_MAX_STEPS]:
+                cut = True
+                break
+        for s in range(n):  # the sum of the steps' rewards (their changes of small integers)
+            rewards[i, s] = np.float32(_seat_return(row, cfg, s) - start[s])
+        done[i] = True
+        truncated[i] = cut
+        final[i, :] = row
+
+
 class Red7Engine(BatchedEngine):
     """Batched ``red7_v0`` (see the module docstring and
     :class:`~cardgames_env.core.engine.BatchedEngine`)."""
@@ -922,6 +1040,9 @@ class Red7Engine(BatchedEngine):
         )
         layout = self.encoding.layout
         self._offs = np.array([layout.slice(name).start for name in _PIECES], dtype=np.int64)
+        self._playout_words = np.zeros(-(-self.action_size // 8), dtype=np.uint64)
+        """Work space of :meth:`play_out`: one mask, read eight actions at a time."""
+        self._playout_mask = self._playout_words.view(np.bool_)[: self.action_size]
         self._use_kernels(_step_one_thread, _step_threads, (
             self.slots, self.final_slots, self._cfg, self._offs, self.obs, self.mask, self.player,
             self.rewards, self.done, self.truncated, self.steps, self.rng_state,
@@ -935,33 +1056,47 @@ class Red7Engine(BatchedEngine):
     def _load(self, i: int, state: rules.State) -> None:
         if state.status != PLAYING or state.phase == DONE:
             raise ValueError("load needs a state with a player to move")
-        row = np.zeros(ROW, dtype=np.int64)
-        row[F_ACTIVE] = state.active
-        row[F_PLAYER] = state.player
-        row[F_RULE] = state.rule
-        row[F_CANVAS] = state.canvas
-        row[F_PHASE] = state.phase
-        row[F_EFFECT] = state.effect_card
-        row[F_KNOWN_TOP] = state.known_top
-        row[F_OUT_PUBLIC] = state.out_public
-        row[F_SCORED] = state.scored
-        row[F_ROUND] = state.round_number
-        row[F_STATUS] = state.status
-        row[F_WINNER] = state.winner
-        row[F_GAME_WINNER] = state.game_winner
-        row[F_DECK_LEN] = len(state.deck)
-        n = self.num_players
-        row[F_HANDS : F_HANDS + n] = state.hands
-        row[F_PALETTES : F_PALETTES + n] = state.palettes
-        row[F_KNOWN : F_KNOWN + n] = state.known_hands
-        row[F_OUT_HIDDEN : F_OUT_HIDDEN + n] = state.out_hidden
-        row[F_SCORES : F_SCORES + n] = state.scores
-        row[F_DECK : F_DECK + len(state.deck)] = state.deck[::-1]  # a stack: top card last
+        pad = [0] * (4 - self.num_players)
+        deck = state.deck
+        # The row in field order (F_* offsets), built as one list: the deck a stack, top card last.
+        row = [
+            state.active, state.player, state.rule, state.canvas, state.phase, state.effect_card,
+            state.known_top, state.out_public, state.scored, state.round_number, state.status, state.winner,
+            state.game_winner, len(deck),
+            *state.hands, *pad, *state.palettes, *pad, *state.known_hands, *pad, *state.out_hidden, *pad,
+            *state.scores, *pad,
+            *deck[::-1], *[0] * (ROW - F_DECK - len(deck)),
+        ]
         self.slots[i] = row
         self.rewards[i] = 0.0
         self.done[i] = False
         self.truncated[i] = False
         _write_outputs(self.slots, i, self._cfg, self._offs, self.obs, self.mask, self.player)
+
+    def redeal_hidden(self, slots: Any, seat: int) -> bool:
+        """Re-deal the cards hidden from ``seat`` in ``slots`` from their own streams (see
+        :meth:`BatchedEngine.redeal_hidden`): the other hands' unknown cards, the other
+        seats' unseen out-of-round cards and the deck below its known top, as
+        ``rules.resample_hidden`` re-deals them."""
+        slots = self._redeal_slots(slots, seat)
+        _redeal_hidden(
+            slots, seat, self.slots, self._cfg, self._offs, self.obs, self.mask, self.player, self.rng_state,
+        )
+        return True
+
+    def play_out(self, policy: Any, slots: Any) -> bool:
+        """Play ``slots`` to the end of their games in one compiled call when ``policy`` is
+        the strict rules' :class:`~cardgames_env.envs.red7.heuristic.Red7Heuristic` (see
+        :meth:`BatchedEngine.play_out`); ``False`` for any other policy or variant."""
+        slots = self._play_out_slots(slots)
+        if not (isinstance(policy, Red7Heuristic) and policy.encoding.config.strict and self.config.strict):
+            return False
+        _play_out_heuristic(
+            slots, self.slots, self.final_slots, self._cfg, self.rewards, self.done, self.truncated,
+            self.steps, self.rng_state, self._playout_mask, self._playout_words, BY_PREFERENCE,
+        )
+        self.mask[slots] = False
+        return True
 
     def _write_final_obs(self, slots: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
         _write_final_obs(self.final_slots, slots, seats, self._cfg, self._offs, out)
