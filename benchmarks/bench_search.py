@@ -81,6 +81,13 @@ class PlayoutClock:
 CLOCK = PlayoutClock()
 
 
+def warm_up(raw: Any, agent: str, seed: int) -> None:
+    """One untimed decision of a throwaway agent at the first move of a game: the compiled
+    kernels it uses are compiled (or loaded from numba's cache) before any decision is timed."""
+    raw.reset(seed=seed)
+    make_agent(agent, raw, seed=seed).choose_move(raw.game_state())
+
+
 def measure(env_name: str, agent: str, games: int, seed: int) -> dict[str, float]:
     """Play ``games`` games of the search agent against heuristics and time its decisions."""
     raw = load(env_name).raw_env(**OPTIONS.get(env_name, {}))
@@ -88,6 +95,7 @@ def measure(env_name: str, agent: str, games: int, seed: int) -> dict[str, float
     cpu: list[float] = []
     wall: list[float] = []
     iterations: list[int] = []
+    warm_up(raw, agent, seed)
     CLOCK.seconds = {"engine": 0.0, "policy": 0.0}
     for game in range(games):
         seat = game % n

@@ -144,3 +144,123 @@ def test_sparse_legal_actions_are_the_mask(options: dict) -> None:
         vec.step(vec.legal_index[np.arange(6), picks])
     with pytest.raises(ValueError):
         vec.legal_index[0, 0] = 1
+
+
+# -- determinizations drawn by the engine ------------------------------------------------------
+def _positions(options: dict, count: int, seed: int) -> list[rules.State]:
+    """States with a player to move (every fourth decision of random seeded games)."""
+    config = rules.Config(**options)
+    rng = np.random.default_rng(seed)
+    found: list[rules.State] = []
+    step = 0
+    while len(found) < count:
+        state = rules.new_game(config, rules.sample_deal(config, rng))
+        while len(found) < count:
+            player = rules.current_player(state)
+            if player == rules.CHANCE:
+                state = rules.apply_deal(state, rules.sample_deal(state, rng))
+                continue
+            if player < 0:
+                break
+            if step % 4 == 0:
+                found.append(state)
+            step += 1
+            moves = rules.legal_moves(state)
+            state = rules.apply_move(state, moves[int(rng.integers(len(moves)))])
+    return found
+
+
+@pytest.mark.parametrize("options", VARIANTS, ids=_name)
+def test_redealt_slots_hold_states_of_the_seats_information_set(options: dict) -> None:
+    """``redeal_hidden`` leaves each slot a valid state of the seat's information set (the
+    same canonical state), with the outputs a load of that state writes; hidden cards move
+    between redeals; slots left out do not change."""
+    from cardgames_env.envs.jaipur.search import canonical
+
+    engine = vjaipur.JaipurEngine(16, seed=3, **options)
+    reference = vjaipur.JaipurEngine(1, seed=0, **options)
+    moved = 0
+    for state in _positions(options, 24, seed=4):
+        for seat in (rules.current_player(state), 1 - rules.current_player(state)):
+            key = canonical(state, seat)
+            for i in range(16):
+                engine.load(i, key)
+            assert engine.redeal_hidden(np.arange(0, 16, 2), seat)
+            redealt = [engine.state(i) for i in range(16)]
+            for i, got in enumerate(redealt):
+                if i % 2:
+                    assert got == key
+                    continue
+                rules.validate_state(got, engine.config)
+                assert canonical(got, seat) == key
+                reference.load(0, got)
+                assert np.array_equal(reference.obs[0], engine.obs[i])
+                assert np.array_equal(reference.mask[0], engine.mask[i])
+                assert reference.player[0] == engine.player[i]
+            moved += len(set(redealt[::2])) > 1
+    assert moved > 0
+
+
+def test_redealt_goods_and_tokens_land_uniformly() -> None:
+    """Seat 0 at the first move: the opponent's hand of ``u`` unknown goods is dealt from the
+    ``G`` goods of the unseen pool (its hand and the deck), so a type with ``n`` of them has
+    ``u n / G`` of them there on average (hypergeometric), and the deck's top card is a camel
+    with probability ``C / (G - u + C)`` (``C`` camels in the deck). Later, with bonus tokens
+    taken, the opponent's tokens of a kind average ``held`` times the mean value of that
+    kind's unseen tokens. Every mean within five standard errors over 4,096 re-deals."""
+    from cardgames_env.envs.jaipur.search import canonical
+
+    draws = 4096
+    engine = vjaipur.JaipurEngine(draws, seed=12)
+    config = rules.Config()
+    state = rules.new_game(config, rules.sample_deal(config, np.random.default_rng(8)))
+    key = canonical(state, 0)
+    opp = key.hands[1]
+    pool = [opp[g] + key.deck.count(g) for g in range(rules.NUM_GOODS)]
+    u, goods_total, camels = sum(opp), sum(pool), key.deck.count(rules.CAMEL)
+    for i in range(draws):
+        engine.load(i, key)
+    engine.redeal_hidden(np.arange(draws), 0)
+    states = [engine.state(i) for i in range(draws)]
+    for g in range(rules.NUM_GOODS):
+        p = pool[g] / goods_total
+        got = np.mean([s.hands[1][g] for s in states])
+        sd = np.sqrt(u * p * (1 - p) * (goods_total - u) / (goods_total - 1) / draws)
+        assert abs(got - u * p) < 5 * sd + 1e-12
+    p = camels / (goods_total - u + camels)
+    got = np.mean([s.deck[0] == rules.CAMEL for s in states])
+    assert abs(got - p) < 5 * np.sqrt(p * (1 - p) / draws)
+    later = next(
+        s for s in _positions({}, 400, seed=5)
+        if any(s.bonus_tokens[1 - rules.current_player(s)])
+    )
+    seat = rules.current_player(later)
+    key = canonical(later, seat)
+    for i in range(draws):
+        engine.load(i, key)
+    engine.redeal_hidden(np.arange(draws), seat)
+    states = [engine.state(i) for i in range(draws)]
+    for kind, held in enumerate(key.bonus_tokens[1 - seat]):
+        if not held:
+            continue
+        values = np.array(held + key.bonus_piles[kind], dtype=float)
+        sums = [sum(s.bonus_tokens[1 - seat][kind]) for s in states]
+        k, n = len(held), len(values)
+        sd = np.sqrt(k * values.var() * (n - k) / max(n - 1, 1) / draws)
+        assert abs(np.mean(sums) - k * values.mean()) < 5 * sd + 1e-9
+
+
+def test_redeal_refuses_a_slot_inside_an_exchanges_sub_steps() -> None:
+    engine = vjaipur.JaipurEngine(2, seed=0, exchange_encoding="substeps")
+    for _ in range(200):  # the last legal action: an exchange's sub-step where one is legal
+        actions = [int(np.flatnonzero(engine.mask[i])[-1]) for i in range(2)]
+        engine.step(np.array(actions))
+        if engine.slots[:, vjaipur.DEPTH].any():
+            break
+    else:
+        pytest.fail("no exchange under way")
+    busy = int(np.flatnonzero(engine.slots[:, vjaipur.DEPTH])[0])
+    before = engine.slots.copy()
+    with pytest.raises(ValueError, match="sub-steps"):
+        engine.redeal_hidden([busy], 0)
+    assert np.array_equal(engine.slots, before)

@@ -731,6 +731,70 @@ def _refresh_slot(s, i, obs, mask, midx, cand, player, cfg, lut, cand_start, can
     player[i] = s[PLAYER]
 
 
+# -- determinizations (BatchedEngine.redeal_hidden) ---------------------------------------------
+
+
+@njit(cache=True)
+def _redeal_hidden(
+    slots, seat, state, rng, obs, mask, midx, cand, player, cfg, lut, cand_start, cand_list, give_packed, seq
+):
+    """``rules.resample_hidden`` in each slot of ``slots`` from its own stream, for ``seat``:
+    the opponent's unknown goods and the deck's goods shuffled together, the opponent's
+    unknown goods dealt from them, the rest and the deck's camels shuffled into the deck; the
+    opponent's bonus tokens and each bonus pile shuffled together within each kind, counts
+    kept. Then the slot's outputs."""
+    opp = 1 - seat
+    hand = HANDS + opp * NUM_TYPES
+    known = KNOWN + opp * NUM_TYPES
+    goods = np.empty(DECK_CAP + HAND_LIMIT, dtype=np.int32)
+    values = np.empty(2 * PILE_CAP, dtype=np.int32)
+    for k in range(slots.shape[0]):
+        i = slots[k]
+        s = state[i]
+        count = 0
+        for g in range(NUM_GOODS):
+            for _ in range(s[hand + g] - s[known + g]):
+                goods[count] = g
+                count += 1
+        unknown = count
+        camels = 0
+        top = s[DECKPOS]
+        for d in range(top, DECK_CAP):
+            if s[DECK + d] == CAMEL:
+                camels += 1
+            else:
+                goods[count] = s[DECK + d]
+                count += 1
+        shuffle(rng, i, goods, count)
+        for g in range(NUM_GOODS):
+            s[hand + g] = s[known + g]
+        for j in range(unknown):
+            s[hand + goods[j]] += 1
+        d = DECK + top
+        for j in range(unknown, count):
+            s[d] = goods[j]
+            d += 1
+        for _ in range(camels):
+            s[d] = CAMEL
+            d += 1
+        shuffle(rng, i, s[DECK + top : DECK + DECK_CAP], DECK_CAP - top)
+        for kind in range(BONUS_KINDS):
+            held = s[BTOKN + opp * BONUS_KINDS + kind]
+            taken = BTOK + (opp * BONUS_KINDS + kind) * PILE_CAP
+            left = s[PILELEN + kind]
+            pile = PILE + (kind + 1) * PILE_CAP - left  # right-aligned, top first
+            for j in range(held):
+                values[j] = s[taken + j]
+            for j in range(left):
+                values[held + j] = s[pile + j]
+            shuffle(rng, i, values, held + left)
+            for j in range(held):
+                s[taken + j] = values[j]
+            for j in range(left):
+                s[pile + j] = values[held + j]
+        _refresh_slot(s, i, obs, mask, midx, cand, player, cfg, lut, cand_start, cand_list, give_packed, seq)
+
+
 # -- kernels: all slots ------------------------------------------------------------------------
 
 
@@ -850,6 +914,25 @@ class JaipurEngine(BatchedEngine):
         _refresh_slot(
             s, i, self.obs, self.mask, self._midx, self._cand, self.player, self._cfg, *self._tables
         )
+
+    def redeal_hidden(self, slots: Any, seat: int) -> bool:
+        """Re-deal the cards and tokens hidden from ``seat`` in ``slots`` from their own
+        streams, as ``rules.resample_hidden`` re-deals them (see
+        :meth:`BatchedEngine.redeal_hidden`): the opponent's unknown goods, the deck's order
+        and the opponent's bonus tokens with the bonus piles.
+
+        Raises:
+            ValueError: also for a slot in the middle of an exchange's sub-steps (the
+                ``substeps`` encoding): a rules state starts a move.
+        """
+        slots = self._redeal_slots(slots, seat)
+        if slots.size and self.slots[slots, DEPTH].any():
+            raise ValueError("redeal_hidden: a slot is in the middle of an exchange's sub-steps")
+        _redeal_hidden(
+            slots, seat, self.slots, self.rng_state, self.obs, self.mask, self._midx, self._cand, self.player,
+            self._cfg, *self._tables,
+        )
+        return True
 
     def _write_final_obs(self, slots: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
         _write_final_obs(self.final_slots, slots, seats, self._cfg, out)
