@@ -387,8 +387,8 @@ def test_determinizations_redealt_by_the_engine_play_as_loaded_ones():
     assert np.array_equal(values, BatchedPlayouts(raw, hooks, slots=12, seed=4).play(states, root, me))
     with pytest.raises(ValueError, match="count"):
         redealt.play_redealt(infoset, 13, 4, root, me)
-    gongzhu = load("gongzhu_v0").raw_env()
-    other = BatchedPlayouts(gongzhu, load_hooks("gongzhu_v0"), slots=4, seed=0)
+    haggle = load("haggle_v0").raw_env()
+    other = BatchedPlayouts(haggle, load_hooks("haggle_v0"), slots=4, seed=0)
     assert not other.redeals
     with pytest.raises(ValueError, match="cannot re-deal"):
         other.play_redealt(None, 4, 4, None, 0)

@@ -153,3 +153,94 @@ def test_the_docs_examples_run() -> None:
     assert len(namespace["finished"]) == 256 * (1000 // 52)  # a one-hand game is 52 decisions
     assert len(namespace["returns"]) == len(namespace["finals"]) > 0  # the gymnasium face's ended games
     assert all(len(row) == 4 for row in namespace["finished"])
+
+
+# -- determinizations drawn by the engine ------------------------------------------------------
+def _positions(options: dict, count: int, seed: int) -> list[rules.State]:
+    """States with a player to move (every third decision of random seeded games)."""
+    config = rules.Config(**options)
+    rng = np.random.default_rng(seed)
+    found: list[rules.State] = []
+    step = 0
+    while len(found) < count:
+        state = rules.new_game(config, rules.sample_deal(config, rng))
+        while len(found) < count:
+            player = rules.current_player(state)
+            if player == rules.CHANCE:
+                state = rules.apply_deal(state, rules.sample_deal(state, rng))
+                continue
+            if player < 0:
+                break
+            if step % 3 == 0:
+                found.append(state)
+            step += 1
+            moves = rules.legal_moves(state)
+            state = rules.apply_move(state, moves[int(rng.integers(len(moves)))])
+    return found
+
+
+@pytest.mark.parametrize("options", TEST_VARIANTS, ids=lambda o: ",".join(map(str, o.items())) or "default")
+def test_redealt_slots_hold_states_of_the_seats_information_set(options: dict) -> None:
+    """``redeal_hidden`` leaves each slot a valid state of the seat's information set (the
+    same canonical state: voids and the known ♠2 respected), with the outputs a load of that
+    state writes; hidden cards move between redeals; slots left out do not change."""
+    from cardgames_env.envs.gongzhu.kernel import GongZhuEngine
+    from cardgames_env.envs.gongzhu.search import canonical
+
+    engine = GongZhuEngine(16, seed=3, **options)
+    reference = GongZhuEngine(1, seed=0, **options)
+    moved = 0
+    for state in _positions(options, 30, seed=4):
+        mover = rules.current_player(state)
+        for seat in (mover, (mover + 1) % 4):
+            key = canonical(state, seat)
+            for i in range(16):
+                engine.load(i, key)
+            assert engine.redeal_hidden(np.arange(0, 16, 2), seat)
+            redealt = [engine.state(i) for i in range(16)]
+            for i, got in enumerate(redealt):
+                if i % 2:
+                    assert got == key
+                    continue
+                rules.validate_state(got, engine.config)
+                assert canonical(got, seat) == key
+                reference.load(0, got)
+                assert np.array_equal(reference.obs[0], engine.obs[i])
+                assert np.array_equal(reference.mask[0], engine.mask[i])
+                assert reference.player[0] == engine.player[i]
+            moved += len(set(redealt[::2])) > 1
+    assert moved > 0
+
+
+def test_redealt_hands_follow_the_rules_resample() -> None:
+    """The engine's re-deal draws as the rules' ``resample_hidden`` (the reference): in a
+    position where seats have shown voids, how often each hidden card lands with each seat
+    agrees between 4,096 draws of each, within five standard errors of the difference."""
+    from cardgames_env.envs.gongzhu.kernel import GongZhuEngine
+    from cardgames_env.envs.gongzhu.search import canonical
+
+    state = next(
+        s for s in _positions({}, 600, seed=9)
+        if sum(bin(v).count("1") for v in s.voids) >= 3 and sum(map(int.bit_count, s.hands)) >= 24
+    )
+    seat = rules.current_player(state)
+    key = canonical(state, seat)
+    draws = 4096
+    engine = GongZhuEngine(draws, seed=6)
+    for i in range(draws):
+        engine.load(i, key)
+    engine.redeal_hidden(np.arange(draws), seat)
+    rng = np.random.default_rng(6)
+    ours = np.zeros((4, 52))
+    theirs = np.zeros((4, 52))
+    for i in range(draws):
+        got = engine.state(i).hands
+        ref = rules.resample_hidden(key, seat, rng).hands
+        for t in range(4):
+            ours[t] += [got[t] >> c & 1 for c in range(52)]
+            theirs[t] += [ref[t] >> c & 1 for c in range(52)]
+    p, q = ours / draws, theirs / draws
+    mean = (p + q) / 2
+    spread = 5 * np.sqrt(2 * mean * (1 - mean) / draws) + 1e-9
+    assert np.all(np.abs(p - q) <= spread)
+    assert ((0 < mean) & (mean < 1)).sum() >= 20  # enough hidden cards in play for a test

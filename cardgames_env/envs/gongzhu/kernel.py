@@ -11,11 +11,14 @@ masks, card id ``suit * 13 + rank`` with suits ♣♦♥♠), see the ``_C_*`` c
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit, prange
 
+from cardgames_env.core.bits import bit_count
 from cardgames_env.core.engine import BatchedEngine
-from cardgames_env.core.kernel_rng import shuffle
+from cardgames_env.core.kernel_rng import below, shuffle
 from cardgames_env.core.threads import aligned_zeros, borrow
 from cardgames_env.envs.gongzhu import rules
 from cardgames_env.envs.gongzhu.cards import GOAT, PIG, SPADE_TWO, TRANSFORMER
@@ -375,6 +378,95 @@ def _reset_slots(
         _write_outputs(state, i, obs, mask, player, spade2_first)
 
 
+# -- determinizations (BatchedEngine.redeal_hidden) ------------------------------------------------
+REDEAL_TRIES = 200
+"""Attempts of one re-deal before it gives up (as ``rules.resample_hidden``)."""
+
+
+@njit(cache=True)
+def _redeal_slot(s: np.ndarray, i: int, seat: int, rng: np.ndarray, order: np.ndarray) -> bool:
+    """``rules.resample_hidden`` of slot row ``s`` for ``seat`` from slot ``i``'s stream: the
+    other hands' cards (but the ♠2 every seat knows the place of in hand 1) dealt back,
+    the cards of the suits the fewest seats may hold first, in random order within those
+    classes, each to a random seat not void in its suit with room left. ``False`` when no
+    attempt deals every card."""
+    holder = -1
+    if s[_C_HAND_NUMBER] == 1:  # rules.spade_two_holder
+        for t in range(4):
+            if s[_C_HANDS + t] >> _SPADE_TWO & 1:
+                holder = t
+    fixed = np.zeros(4, dtype=np.int64)
+    sizes = np.zeros(4, dtype=np.int64)
+    hidden = 0
+    for t in range(4):
+        if t == seat:
+            continue
+        if t == holder:
+            fixed[t] = 1 << _SPADE_TWO
+        hidden |= s[_C_HANDS + t] & ~fixed[t]
+        sizes[t] = bit_count(s[_C_HANDS + t] & ~fixed[t])
+    width = np.zeros(4, dtype=np.int64)  # seats that may hold each suit
+    for suit in range(4):
+        for t in range(4):
+            if t != seat and not s[_C_VOIDS + t] >> suit & 1:
+                width[suit] += 1
+    room = np.zeros(4, dtype=np.int64)
+    hands = np.zeros(4, dtype=np.int64)
+    for _ in range(REDEAL_TRIES):
+        count = 0
+        for w in range(5):  # the cards by their suit's width, each class in random order
+            start = count
+            for card in range(52):
+                if hidden >> card & 1 and width[card // 13] == w:
+                    order[count] = card
+                    count += 1
+            shuffle(rng, i, order[start:count], count - start)
+        for t in range(4):
+            room[t] = sizes[t]
+            hands[t] = fixed[t]
+        dealt = True
+        for k in range(count):
+            card = order[k]
+            suit = card // 13
+            choices = 0
+            for t in range(4):
+                if t != seat and room[t] > 0 and not s[_C_VOIDS + t] >> suit & 1:
+                    choices += 1
+            if choices == 0:
+                dealt = False
+                break
+            pick = below(rng, i, choices) if choices > 1 else 0
+            for t in range(4):
+                if t != seat and room[t] > 0 and not s[_C_VOIDS + t] >> suit & 1:
+                    if pick == 0:
+                        hands[t] |= 1 << card
+                        room[t] -= 1
+                        break
+                    pick -= 1
+        if dealt:
+            for t in range(4):
+                if t != seat:
+                    s[_C_HANDS + t] = hands[t]
+            return True
+    return False
+
+
+@njit(cache=True)
+def _redeal_hidden(
+    slots: np.ndarray, seat: int, state: np.ndarray, obs: np.ndarray, mask: np.ndarray, player: np.ndarray,
+    rng: np.ndarray, spade2_first: bool,
+) -> int:
+    """:func:`_redeal_slot` for each slot of ``slots``, then its outputs; the first slot that
+    could not be re-dealt (unchanged), or -1."""
+    order = np.empty(52, dtype=np.int64)
+    for k in range(slots.shape[0]):
+        i = slots[k]
+        if not _redeal_slot(state[i], i, seat, rng, order):
+            return i
+        _write_outputs(state, i, obs, mask, player, spade2_first)
+    return -1
+
+
 class GongZhuEngine(BatchedEngine):
     """Batched ``gongzhu_v0`` (every variant of :class:`rules.Config`); see :mod:`.base`."""
 
@@ -419,6 +511,26 @@ class GongZhuEngine(BatchedEngine):
             row[_C_HAS_LAST] = 1
         self.slots[i] = row
         _write_outputs(self.slots, i, self.obs, self.mask, self.player, self._spade2_first)
+
+    def redeal_hidden(self, slots: Any, seat: int) -> bool:
+        """Re-deal the other hands' cards hidden from ``seat`` in ``slots`` from their own
+        streams, as ``rules.resample_hidden`` re-deals them (see
+        :meth:`BatchedEngine.redeal_hidden`): consistent with every void shown, the ♠2 of
+        hand 1 left with the seat every player knows holds it.
+
+        Raises:
+            RuntimeError: as ``rules.resample_hidden``, where no attempt deals the cards
+                consistently with the voids (never for a state of a real game); the slots
+                before the one named are re-dealt.
+        """
+        slots = self._redeal_slots(slots, seat)
+        failed = _redeal_hidden(slots, seat, self.slots, self.obs, self.mask, self.player, self.rng_state,
+                                self._spade2_first)
+        if failed >= 0:
+            raise RuntimeError(
+                f"slot {failed}: could not re-deal hidden cards consistently with the shown voids"
+            )
+        return True
 
     def _write_final_obs(self, slots: np.ndarray, seats: np.ndarray, out: np.ndarray) -> bool:
         _write_final_obs(self.final_slots, slots, seats, out)
