@@ -931,6 +931,36 @@ def _refresh_slot(
     _write_outputs(st, i, obs, mask, player, cfg, tpl, shape_rows, shape_n, by_card, by_card_n)
 
 
+# -- determinizations (BatchedEngine.redeal_hidden) ----------------------------------------------
+@njit(cache=True)
+def _redeal_hidden(
+    slots: np.ndarray, seat: int, st: np.ndarray, rng: np.ndarray, obs: np.ndarray, mask: np.ndarray,
+    player: np.ndarray, cfg: np.ndarray, tpl: np.ndarray, shape_rows: np.ndarray, shape_n: np.ndarray,
+    by_card: np.ndarray, by_card_n: np.ndarray,
+) -> None:
+    """``rules.resample_hidden`` in each slot of ``slots`` from its own stream, for ``seat``:
+    the opponent's number cards drawn, as many as it holds, from the number cards ``seat``
+    has not seen (the opponent's and those out of play); its J, Q, K kept. Then the slot's
+    outputs."""
+    other = 1 - seat
+    pool = np.empty(NUM_NUMBER_CARDS, dtype=np.int64)
+    for k in range(slots.shape[0]):
+        i = slots[k]
+        s = st[i]
+        unseen = _NUMBERS & ~(s[F_HAND + seat] | s[F_PLAYED] | s[F_PLAYED + 1])
+        count = 0
+        while unseen:
+            pool[count] = lowest_bit(unseen)
+            count += 1
+            unseen &= unseen - 1
+        shuffle(rng, i, pool, count)
+        hand = s[F_HAND + other] & _FACES
+        for j in range(bit_count(s[F_HAND + other] & _NUMBERS)):
+            hand |= 1 << pool[j]
+        s[F_HAND + other] = hand
+        _write_outputs(st, i, obs, mask, player, cfg, tpl, shape_rows, shape_n, by_card, by_card_n)
+
+
 # -- conversions to and from the rules State -------------------------------------------------------
 def _reading_fields(reading: Any) -> tuple[int, int, int]:
     """``("sequence", m, l, r)`` -> (m, l, r); ``("bomb", name)`` -> (0, 0, bomb index)."""
@@ -970,6 +1000,17 @@ class HaggisEngine(BatchedEngine):
 
     def _reset_all(self) -> None:
         _reset_slots(self.slots, self.rng_state, self.obs, self.mask, self.player, self._cfg, *self._tables)
+
+    def redeal_hidden(self, slots: Any, seat: int) -> bool:
+        """Re-deal the opponent's number cards hidden from ``seat`` in ``slots`` from their own
+        streams, as ``rules.resample_hidden`` re-deals them (see
+        :meth:`BatchedEngine.redeal_hidden`)."""
+        slots = self._redeal_slots(slots, seat)
+        _redeal_hidden(
+            slots, seat, self.slots, self.rng_state, self.obs, self.mask, self.player, self._cfg,
+            *self._tables,
+        )
+        return True
 
     def _load(self, i: int, state: Any) -> None:
         if len(state.trick) > MAX_TRICK:
