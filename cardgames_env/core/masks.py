@@ -1,13 +1,15 @@
 """What every player does with action masks: ``legal_actions`` (the legal action ids of a
 mask), ``legal_rows`` (a batch of masks checked row by row), ``move_actions`` (the actions
-that play one rules move) and :class:`BatchPlayer` (a player that decides a batch of rows at
-once), shared by the games' heuristics and the agents."""
+that play one rules move), ``first_in_order`` (a choice by a fixed order of the actions) and
+:class:`BatchPlayer` (a player that decides a batch of rows at once), shared by the games'
+heuristics, their batched engines and the agents."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from .rng import make_rng
 
@@ -50,11 +52,30 @@ def move_actions(encoding: Any, state: Any, move: Any) -> list[int]:
 __all__ = ["MAX_ACTIONS_PER_MOVE", "legal_actions", "legal_rows", "move_actions"]
 
 
+@njit(cache=True)
+def first_in_order(allowed: np.ndarray, order: np.ndarray, fallback: int) -> int:
+    """The first action of ``order`` that ``allowed`` (one bool row) allows, other than
+    ``fallback``; ``fallback`` when there is none. The scan stops at the first allowed
+    action."""
+    for action in order:
+        if allowed[action] and action != fallback:
+            return action
+    return fallback
+
+
 class BatchPlayer:
     """Base of a player that decides a batch of rows at once (``act_batch``): ``act`` is a
     batch of one, so one decision and a batch of decisions play the same moves, and ``rng``
     is the player's random stream for its tie-breaks, re-seeded by ``reset(seed)``.
+
+    Attributes:
+        fixed_order: ``(order, fallback)`` where the player's every choice is
+            :func:`first_in_order` of the row's mask (a fixed order of the actions, most
+            preferred first), else ``None``. A batched engine can then play the player's
+            games out in compiled code (``BatchedEngine.play_out``).
     """
+
+    fixed_order: tuple[np.ndarray, int] | None = None
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = make_rng(seed)

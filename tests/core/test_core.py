@@ -118,3 +118,15 @@ def test_win_loss_contract_and_returns() -> None:
     assert win_loss_info("g", 2, "x").zero_sum and win_loss_info("g", 2, "x").max_game_length is None
     assert win_loss_returns(1, 3) == (-1.0, 1.0, -1.0)
     assert win_loss_returns(None, 2) == (0.0, 0.0)
+
+
+def test_first_in_order_takes_the_first_allowed_action_but_the_fallback() -> None:
+    from cardgames_env.core.masks import first_in_order
+
+    order = np.array([4, 2, 0, 3, 1], dtype=np.int64)
+    allowed = np.array([True, True, False, False, True])  # 4 (the fallback) first, then 0
+    assert first_in_order(allowed, order, 4) == 0
+    assert first_in_order(allowed, order, 3) == 4
+    only_fallback = np.array([False, False, False, True, False])
+    assert first_in_order(only_fallback, order, 3) == 3
+    assert first_in_order(np.zeros(5, dtype=np.bool_), order, 1) == 1

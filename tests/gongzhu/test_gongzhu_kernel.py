@@ -156,7 +156,7 @@ def test_the_docs_examples_run() -> None:
 
 
 # -- determinizations drawn by the engine ------------------------------------------------------
-def _positions(options: dict, count: int, seed: int) -> list[rules.State]:
+def _search_positions(options: dict, count: int, seed: int) -> list[rules.State]:
     """States with a player to move (every third decision of random seeded games)."""
     config = rules.Config(**options)
     rng = np.random.default_rng(seed)
@@ -190,7 +190,7 @@ def test_redealt_slots_hold_states_of_the_seats_information_set(options: dict) -
     engine = GongZhuEngine(16, seed=3, **options)
     reference = GongZhuEngine(1, seed=0, **options)
     moved = 0
-    for state in _positions(options, 30, seed=4):
+    for state in _search_positions(options, 30, seed=4):
         mover = rules.current_player(state)
         for seat in (mover, (mover + 1) % 4):
             key = canonical(state, seat)
@@ -220,7 +220,7 @@ def test_redealt_hands_follow_the_rules_resample() -> None:
     from cardgames_env.envs.gongzhu.search import canonical
 
     state = next(
-        s for s in _positions({}, 600, seed=9)
+        s for s in _search_positions({}, 600, seed=9)
         if sum(bin(v).count("1") for v in s.voids) >= 3 and sum(map(int.bit_count, s.hands)) >= 24
     )
     seat = rules.current_player(state)

@@ -204,7 +204,7 @@ def test_masks_and_declarations_follow_the_compiled_play_list(flags: tuple[bool,
 
 
 # -- determinizations drawn by the engine ------------------------------------------------------
-def _positions(options: dict[str, Any], count: int, seed: int) -> list[rules.State]:
+def _search_positions(options: dict[str, Any], count: int, seed: int) -> list[rules.State]:
     """States with a player to move (every third decision of random seeded games)."""
     config = rules.Config(**options)
     rng = np.random.default_rng(seed)
@@ -238,7 +238,7 @@ def test_redealt_slots_hold_states_of_the_seats_information_set(options: dict[st
     engine = HaggisEngine(16, seed=3, **options)
     reference = HaggisEngine(1, seed=0, **options)
     moved = 0
-    for state in _positions(options, 20, seed=4):
+    for state in _search_positions(options, 20, seed=4):
         mover = rules.current_player(state)
         for seat in (mover, 1 - mover):
             key = canonical(state, seat)

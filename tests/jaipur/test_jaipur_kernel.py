@@ -147,7 +147,7 @@ def test_sparse_legal_actions_are_the_mask(options: dict) -> None:
 
 
 # -- determinizations drawn by the engine ------------------------------------------------------
-def _positions(options: dict, count: int, seed: int) -> list[rules.State]:
+def _search_positions(options: dict, count: int, seed: int) -> list[rules.State]:
     """States with a player to move (every fourth decision of random seeded games)."""
     config = rules.Config(**options)
     rng = np.random.default_rng(seed)
@@ -180,7 +180,7 @@ def test_redealt_slots_hold_states_of_the_seats_information_set(options: dict) -
     engine = vjaipur.JaipurEngine(16, seed=3, **options)
     reference = vjaipur.JaipurEngine(1, seed=0, **options)
     moved = 0
-    for state in _positions(options, 24, seed=4):
+    for state in _search_positions(options, 24, seed=4):
         for seat in (rules.current_player(state), 1 - rules.current_player(state)):
             key = canonical(state, seat)
             for i in range(16):
@@ -231,7 +231,7 @@ def test_redealt_goods_and_tokens_land_uniformly() -> None:
     got = np.mean([s.deck[0] == rules.CAMEL for s in states])
     assert abs(got - p) < 5 * np.sqrt(p * (1 - p) / draws)
     later = next(
-        s for s in _positions({}, 400, seed=5)
+        s for s in _search_positions({}, 400, seed=5)
         if any(s.bonus_tokens[1 - rules.current_player(s)])
     )
     seat = rules.current_player(later)

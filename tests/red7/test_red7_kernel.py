@@ -175,7 +175,7 @@ PLAYOUT_VARIANTS: tuple[dict[str, Any], ...] = MAIN_VARIANTS + (
 )
 
 
-def _positions(options: dict[str, Any], count: int, seed: int) -> list[rules.State]:
+def _search_positions(options: dict[str, Any], count: int, seed: int) -> list[rules.State]:
     """States with a player to move, from random play of seeded games."""
     config = rules.Config(**options)
     rng = np.random.default_rng(seed)
@@ -200,11 +200,12 @@ def _positions(options: dict[str, Any], count: int, seed: int) -> list[rules.Sta
 def test_a_played_out_slot_plays_the_game_that_stepping_the_heuristic_plays(
     options: dict[str, Any], max_steps: int | None
 ) -> None:
-    """``play_out`` with the strict heuristic ends every slot's game where stepping the slot
-    with the heuristic's actions ends it: the same final state, rewards summed over the steps,
-    decisions and truncation; the played-out slots then allow no action. Off the strict rules
-    it plays nothing and changes nothing."""
-    states = _positions(options, 90, seed=11)
+    """``play_out`` with the strict heuristic (a ``fixed_order`` player) ends every slot's
+    game where stepping the slot with the heuristic's actions ends it: the same final state,
+    rewards summed over the steps, decisions and truncation; the played-out slots then allow
+    no action. Off the strict rules the heuristic has no fixed order: nothing is played and
+    nothing changes."""
+    states = _search_positions(options, 90, seed=11)
     count = len(states)
     fused = Red7Engine(count, seed=5, max_steps=max_steps, **options)
     stepped = Red7Engine(count, seed=5, max_steps=max_steps, **options)
@@ -214,6 +215,7 @@ def test_a_played_out_slot_plays_the_game_that_stepping_the_heuristic_plays(
         stepped.load(i, state)
     slots = np.arange(count)
     if not fused.config.strict:
+        assert policy.fixed_order is None
         before = fused.slots.copy()
         assert not fused.play_out(policy, slots)
         assert np.array_equal(fused.slots, before) and not fused.done.any()
@@ -265,7 +267,7 @@ def test_redealt_slots_hold_states_of_the_seats_information_set(options: dict[st
     engine = Red7Engine(32, seed=3, **options)
     reference = Red7Engine(1, seed=0, **options)
     moved = 0
-    for state in _positions(options, 30, seed=4):
+    for state in _search_positions(options, 30, seed=4):
         for seat in {rules.current_player(state), 0}:
             key = canonical(state, seat)
             for i in range(32):

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 import numpy as np
 from numba import njit
 
-from cardgames_env.core.masks import BatchPlayer, legal_rows
+from cardgames_env.core.masks import BatchPlayer, first_in_order, legal_rows
 from cardgames_env.envs.red7.cards import CARD_COLOUR
 from cardgames_env.envs.red7.encoding import ACTIONS, PAIR0, Red7Encoding
 from cardgames_env.envs.red7.scoring import strength
@@ -63,6 +63,8 @@ class Red7Heuristic(BatchPlayer):
     def __init__(self, encoding: Red7Encoding | None = None, seed: int | None = None):
         self.encoding = encoding if encoding is not None else Red7Encoding(_default_config())
         super().__init__(seed)
+        if self.encoding.config.strict:  # every choice is the first legal action by preference
+            self.fixed_order = (BY_PREFERENCE, _GIVE_UP)
 
     def act_batch(
         self, observations: np.ndarray, masks: np.ndarray, keys: np.ndarray | None = None
@@ -107,22 +109,13 @@ class Red7Heuristic(BatchPlayer):
 
 
 @njit(cache=True)
-def first_preferred(allowed: np.ndarray, by_preference: np.ndarray, give_up: int) -> int:
-    """The allowed action of one row (other than ``give_up``) that comes first in
-    ``by_preference``; ``give_up`` when there is none. The scan stops at the first allowed
-    action: the cheap single-card actions come first."""
-    for action in by_preference:
-        if allowed[action] and action != give_up:
-            return action
-    return give_up
-
-
-@njit(cache=True)
 def _most_preferred(options: np.ndarray, by_preference: np.ndarray, give_up: int) -> np.ndarray:
-    """:func:`first_preferred` of every row of ``options``."""
+    """Each row's allowed action (other than ``give_up``) that comes first in
+    ``by_preference`` (:func:`~cardgames_env.core.masks.first_in_order`); ``give_up`` when
+    there is none. The cheap single-card actions come first, so a scan stops early."""
     actions = np.empty(options.shape[0], dtype=np.int64)
     for row in range(options.shape[0]):
-        actions[row] = first_preferred(options[row], by_preference, give_up)
+        actions[row] = first_in_order(options[row], by_preference, give_up)
     return actions
 
 

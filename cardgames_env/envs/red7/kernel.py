@@ -25,9 +25,10 @@ Semantics of the batched API for Red7:
   random stream; rewards are paid only when the game ends.
 
 For searches the engine also re-deals the cards hidden from a seat in compiled code
-(``redeal_hidden``, the rules' ``resample_hidden``) and plays games out by the strict
-heuristic in one call (``play_out``: the turn of the step kernel with the heuristic's choice,
-:func:`cardgames_env.envs.red7.heuristic.first_preferred`, on the mask the step would write).
+(``redeal_hidden``, the rules' ``resample_hidden``) and plays games out in one call by a
+player whose choice is a fixed order of the actions (``play_out``, for a player with a
+``fixed_order``, such as the heuristic under the strict rules: the turn of the step kernel
+with :func:`cardgames_env.core.masks.first_in_order` on the mask the step would write).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from numba import njit, prange
 from cardgames_env.core.bits import bit_count, bit_length, lowest_bit
 from cardgames_env.core.engine import BatchedEngine
 from cardgames_env.core.kernel_rng import shuffle
+from cardgames_env.core.masks import first_in_order
 from cardgames_env.core.threads import aligned_zeros, borrow
 from cardgames_env.envs.red7 import rules
 from cardgames_env.envs.red7.cards import COLOUR_MASKS, NUM_CARDS
@@ -54,7 +56,6 @@ from cardgames_env.envs.red7.encoding import (
     TAKE0,
 )
 from cardgames_env.envs.red7.env import Red7Env
-from cardgames_env.envs.red7.heuristic import BY_PREFERENCE, Red7Heuristic, first_preferred
 from cardgames_env.envs.red7.rules import (
     CANVAS,
     DONE,
@@ -967,34 +968,35 @@ def _redeal_hidden(
         _write_outputs(S, i, cfg, offs, obs, mask, player)
 
 
-# -- playouts by the heuristic (BatchedEngine.play_out) ---------------------------------------
+# -- playouts by a fixed order of the actions (BatchedEngine.play_out) ---------------------------
 @njit(cache=True)
-def _heuristic_action(
-    row: np.ndarray, cfg: np.ndarray, legal: np.ndarray, words: np.ndarray, by_preference: np.ndarray
+def _first_legal_in_order(
+    row: np.ndarray, cfg: np.ndarray, legal: np.ndarray, words: np.ndarray, order: np.ndarray, fallback: int
 ) -> int:
-    """The strict heuristic's action for the mover of ``row`` (:func:`.heuristic.first_preferred`
-    on the mask, written into ``legal``, whose bytes ``words`` also views): a seat left with
-    giving up alone (the last move of most playouts) is found without scanning the order."""
+    """:func:`~cardgames_env.core.masks.first_in_order` on the mover's mask of ``row``,
+    written into ``legal`` (whose bytes ``words`` also views): a seat left with the fallback
+    alone (giving up, the last move of most playouts) is found without scanning the order."""
     _write_mask(row, cfg, legal)
-    legal[GIVE_UP] = False
+    allowed = legal[fallback]
+    legal[fallback] = False
     other = 0
     for w in range(words.shape[0]):
         other |= words[w]
-    legal[GIVE_UP] = True
+    legal[fallback] = allowed
     if other == 0:
-        return GIVE_UP
-    return first_preferred(legal, by_preference, GIVE_UP)
+        return fallback
+    return first_in_order(legal, order, fallback)
 
 
 @njit(cache=True)
-def _play_out_heuristic(
+def _play_out_in_order(
     slots: np.ndarray, S: np.ndarray, final: np.ndarray, cfg: np.ndarray, rewards: np.ndarray,
     done: np.ndarray, truncated: np.ndarray, steps: np.ndarray, rng_state: np.ndarray, legal: np.ndarray,
-    words: np.ndarray, by_preference: np.ndarray,
+    words: np.ndarray, order: np.ndarray, fallback: int,
 ) -> None:
-    """Play each slot of ``slots`` to the end of its game, every seat moved by the strict
-    heuristic: the decisions of :func:`_step_slot` with the heuristic's actions, without
-    writing observations or masks and without dealing a new game at the end."""
+    """Play each slot of ``slots`` to the end of its game, every seat playing its first legal
+    action in ``order`` (else ``fallback``): the decisions of :func:`_step_slot` with those
+    actions, without writing observations or masks and without dealing a new game at the end."""
     n = cfg[C_N]
     start = np.zeros(n)
     for k in range(slots.shape[0]):
@@ -1004,7 +1006,7 @@ def _play_out_heuristic(
             start[s] = _seat_return(row, cfg, s)
         cut = False
         while True:
-            _apply(row, cfg, _heuristic_action(row, cfg, legal, words, by_preference))
+            _apply(row, cfg, _first_legal_in_order(row, cfg, legal, words, order, fallback))
             steps[i] += 1
             if row[F_STATUS] == ROUND_OVER:  # advanced game: the next round, as in a step
                 row[F_ROUND] += 1
@@ -1085,15 +1087,18 @@ class Red7Engine(BatchedEngine):
         return True
 
     def play_out(self, policy: Any, slots: Any) -> bool:
-        """Play ``slots`` to the end of their games in one compiled call when ``policy`` is
-        the strict rules' :class:`~cardgames_env.envs.red7.heuristic.Red7Heuristic` (see
-        :meth:`BatchedEngine.play_out`); ``False`` for any other policy or variant."""
+        """Play ``slots`` to the end of their games in one compiled call when ``policy``
+        chooses by a fixed order of the actions (its ``fixed_order``: the heuristic under the
+        strict rules; see :meth:`BatchedEngine.play_out`); ``False`` for any other policy."""
         slots = self._play_out_slots(slots)
-        if not (isinstance(policy, Red7Heuristic) and policy.encoding.config.strict and self.config.strict):
+        fixed = getattr(policy, "fixed_order", None)
+        if fixed is None:
             return False
-        _play_out_heuristic(
+        order, fallback = fixed
+        _play_out_in_order(
             slots, self.slots, self.final_slots, self._cfg, self.rewards, self.done, self.truncated,
-            self.steps, self.rng_state, self._playout_mask, self._playout_words, BY_PREFERENCE,
+            self.steps, self.rng_state, self._playout_mask, self._playout_words,
+            np.ascontiguousarray(order, dtype=np.int64), int(fallback),
         )
         self.mask[slots] = False
         return True
