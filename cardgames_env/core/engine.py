@@ -492,6 +492,26 @@ class BatchedEngine:
         self._play_out_slots(slots)
         return False
 
+    def _fixed_order(self, policy: Any) -> tuple[np.ndarray, int] | None:
+        """``policy``'s ``fixed_order`` (see :class:`~cardgames_env.core.masks.BatchPlayer`)
+        as a checked int64 order and fallback, or ``None`` when it has none.
+
+        Raises:
+            ValueError: for an order or fallback that is not action ids of this engine.
+        """
+        fixed = getattr(policy, "fixed_order", None)
+        if fixed is None:
+            return None
+        order, fallback = fixed
+        order = _indices("fixed_order's order", order, self.action_size)
+        if isinstance(fallback, bool) or not isinstance(fallback, (int, np.integer)) or not (
+            0 <= fallback < self.action_size
+        ):
+            raise ValueError(
+                f"fixed_order's fallback must be an action in 0..{self.action_size - 1}, got {fallback!r}"
+            )
+        return order, int(fallback)
+
     def _play_out_slots(self, slots: Any) -> np.ndarray:
         """``slots`` of :meth:`play_out` as checked int64 indices.
 

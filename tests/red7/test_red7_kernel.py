@@ -250,13 +250,28 @@ def test_a_played_out_slot_plays_the_game_that_stepping_the_heuristic_plays(
         assert any(final.round_number > state.round_number for final, state in zip(finals, states))
 
 
-def test_play_out_checks_its_slots() -> None:
+class _Ordered:
+    """A player given only as a fixed order of the actions."""
+
+    def __init__(self, order: Any, fallback: Any):
+        self.fixed_order = (order, fallback)
+
+
+def test_play_out_checks_its_slots_and_the_players_order() -> None:
+    """Bad slots or a fixed order naming no action are ``ValueError``s; a fallback other
+    than giving up (which may be illegal) plays nothing; nothing changes either way."""
     engine = Red7Engine(4, seed=0)
+    before = engine.slots.copy()
     policy = Red7Heuristic(engine.encoding)
     for bad in ([4], [[0]], [-1], np.array([0.5])):
         with pytest.raises(ValueError, match="slots"):
             engine.play_out(policy, bad)
-    assert not engine.done.any()
+    for order, fallback, message in (([0, 5000], GIVE_UP, "order"), ([0, 1], 2599, "fallback"),
+                                     ([0, 1], True, "fallback")):
+        with pytest.raises(ValueError, match=message):
+            engine.play_out(_Ordered(np.array(order), fallback), [0])
+    assert not engine.play_out(_Ordered(np.arange(engine.action_size), DISCARD0), [0])
+    assert not engine.done.any() and np.array_equal(engine.slots, before)
 
 
 @pytest.mark.parametrize("options", PLAYOUT_VARIANTS, ids=_name)

@@ -1088,17 +1088,20 @@ class Red7Engine(BatchedEngine):
 
     def play_out(self, policy: Any, slots: Any) -> bool:
         """Play ``slots`` to the end of their games in one compiled call when ``policy``
-        chooses by a fixed order of the actions (its ``fixed_order``: the heuristic under the
-        strict rules; see :meth:`BatchedEngine.play_out`); ``False`` for any other policy."""
+        chooses by a fixed order of the actions whose fallback is giving up, always legal (its
+        ``fixed_order``: the heuristic under the strict rules; see
+        :meth:`BatchedEngine.play_out`); ``False`` for any other policy.
+
+        Raises:
+            ValueError: also for a ``fixed_order`` holding an action out of range.
+        """
         slots = self._play_out_slots(slots)
-        fixed = getattr(policy, "fixed_order", None)
-        if fixed is None:
+        fixed = self._fixed_order(policy)
+        if fixed is None or fixed[1] != GIVE_UP:
             return False
-        order, fallback = fixed
         _play_out_in_order(
             slots, self.slots, self.final_slots, self._cfg, self.rewards, self.done, self.truncated,
-            self.steps, self.rng_state, self._playout_mask, self._playout_words,
-            np.ascontiguousarray(order, dtype=np.int64), int(fallback),
+            self.steps, self.rng_state, self._playout_mask, self._playout_words, *fixed,
         )
         self.mask[slots] = False
         return True
