@@ -49,7 +49,7 @@ def move_actions(encoding: Any, state: Any, move: Any) -> list[int]:
             return actions
 
 
-__all__ = ["MAX_ACTIONS_PER_MOVE", "legal_actions", "legal_rows", "move_actions"]
+__all__ = ["MAX_ACTIONS_PER_MOVE", "first_in_order", "legal_actions", "legal_rows", "move_actions"]
 
 
 @njit(cache=True)
