@@ -145,7 +145,11 @@ class BatchedPlayouts:
         legal_index = getattr(engine, "legal_index", None)
         act_legal = getattr(self.policy, "act_legal", None)
         if act_legal is not None and legal_index is not None:
-            actions[rows] = act_legal(engine.obs[rows], legal_index[rows], engine.legal_count[rows], keys)
+            lists = legal_index[rows]
+            # The engine's lists are read-only: a copy of some rows is made read-only too, so
+            # that the policy's compiled kernels see one array type (no compilation in a search).
+            lists.flags.writeable = False
+            actions[rows] = act_legal(engine.obs[rows], lists, engine.legal_count[rows], keys)
         else:
             actions[rows] = self.policy.act_batch(engine.obs[rows], engine.mask[rows], keys)
         return actions

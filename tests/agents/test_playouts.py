@@ -667,3 +667,20 @@ def test_a_fixed_number_of_simulations_runs_in_several_batches(monkeypatch, iter
     monkeypatch.setattr(playouts, "_run", recording)
     agent.choose_move(env.game_state())
     assert seen == sizes and agent.last_iterations == iterations
+
+
+def test_the_policy_sees_one_array_type_whether_every_slot_plays_or_some():
+    """Jaipur's heuristic reads the engine's lists of legal actions: all the slots' (the
+    engine's read-only array) or some slots' rows (a copy, made read-only too). Its compiled
+    kernel has one signature for both, so no search decision stops to compile one."""
+    from cardgames_env.envs.jaipur import heuristic
+
+    raw = load("jaipur_v0").raw_env()
+    playouts = BatchedPlayouts(raw, load_hooks("jaipur_v0"), slots=8, seed=0)
+    every = np.ones(8, dtype=np.bool_)
+    some = every.copy()
+    some[3] = False
+    playouts.policy_actions(every)
+    compiled = set(heuristic._tied_listed.signatures)
+    playouts.policy_actions(some)
+    assert set(heuristic._tied_listed.signatures) == compiled
