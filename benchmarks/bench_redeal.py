@@ -21,38 +21,19 @@ import platform
 import time
 from typing import Any
 
-import numpy as np
-
 from cardgames_env.agents.search import SearchAgent
-from cardgames_env.core.game import CHANCE
+from cardgames_env.core.game import random_positions
 from cardgames_env.registry import ALL_ENVS, load
 
 ITERATIONS = {"red7_v0": 2048, "gongzhu_v0": 1024, "jaipur_v0": 1024, "haggis_v0": 256, "haggle_v0": 1024}
 """Simulations per decision by default (fewer where a simulation is long)."""
 
 
-def positions(env_name: str, games: int = 3, every: int = 4, limit: int = 8) -> list[Any]:
-    """Rules states with a seat to move, from random play of seeded games."""
+def positions(env_name: str) -> list[Any]:
+    """Rules states with a seat to move: every fourth decision of three seeded random games,
+    at most 8 a game."""
     raw = load(env_name).raw_env()
-    rules = raw.rules
-    rng = np.random.default_rng(7)
-    found: list[Any] = []
-    for game in range(games):
-        state = rules.new_game(raw.config, rules.sample_deal(raw.config, rng))
-        step = 0
-        while len(found) < limit * (game + 1):
-            player = rules.current_player(state)
-            if player == CHANCE:
-                state = rules.apply_deal(state, rules.sample_deal(state, rng))
-                continue
-            if player < 0:
-                break
-            if step % every == 0:
-                found.append(state)
-            moves = rules.legal_moves(state)
-            state = rules.apply_move(state, moves[int(rng.integers(len(moves)))])
-            step += 1
-    return found
+    return random_positions(raw.rules, raw.config, games=3, every=4, limit=8)
 
 
 def us_per_simulation(env_name: str, states: list[Any], iterations: int, engine_redeals: bool) -> float:

@@ -134,6 +134,33 @@ class RulesModule(Protocol):
     def validate_state(self, state: Any, config: Any = None) -> None: ...
 
 
+def random_positions(
+    rules: RulesModule, config: Any, seed: int = 7, games: int = 2, every: int = 3, limit: int = 12
+) -> list[Any]:
+    """Rules states with a seat to move, from uniformly random play of seeded games: every
+    ``every``-th decision of each game, until ``limit`` per game have been taken (a game that
+    ends sooner leaves its share to the next). For tests and benchmarks that need varied
+    positions of a game."""
+    rng = np.random.default_rng(seed)
+    found: list[Any] = []
+    for game in range(games):
+        state = rules.new_game(config, rules.sample_deal(config, rng))
+        step = 0
+        while len(found) < limit * (game + 1):
+            player = rules.current_player(state)
+            if player == CHANCE:
+                state = rules.apply_deal(state, rules.sample_deal(state, rng))
+                continue
+            if player < 0:
+                break
+            if step % every == 0:
+                found.append(state)
+            moves = rules.legal_moves(state)
+            state = rules.apply_move(state, moves[int(rng.integers(len(moves)))])
+            step += 1
+    return found
+
+
 class Encoding:
     """Base class of a game's encoding: actions <-> moves, states -> observations and masks.
 

@@ -10,6 +10,7 @@ import pickle
 import numpy as np
 import pytest
 
+from cardgames_env import vector
 from cardgames_env.agents import playouts as playouts_module
 from cardgames_env.agents import search as search_module
 from cardgames_env.agents.playouts import BatchedPlayouts
@@ -357,6 +358,55 @@ def test_playouts_in_one_engine_call_score_as_stepped_playouts(name):
         expected = stepped.play(states, root, me, prefixes)
         assert np.array_equal(fused.play(states, root, me, prefixes), expected)
         assert fused.steps == stepped.steps
+
+
+@pytest.mark.parametrize(("name", "options"), VARIANTS)
+def test_redealt_slots_hold_states_of_the_seats_information_set(name, options):
+    """Where the engine re-deals hidden cards itself (``redeal_hidden``), every re-dealt slot
+    holds a valid state of the seat's information set (the same canonical state: the
+    determinization never contradicts what the seat has seen), with the outputs a load of
+    that state writes; the hidden cards move between re-deals; the slots left out do not
+    change. Elsewhere ``redeal_hidden`` returns ``False`` and changes nothing."""
+    raw = load(name).raw_env(**options)
+    rules = raw.rules
+    infoset = load_hooks(raw.info.name).infoset
+    engine = vector.make(name, num_envs=16, seed=3, **options)
+    reference = vector.make(name, num_envs=1, seed=0, **options)
+    states = positions(name, options, games=2, every=3, limit=8)
+    moved = 0
+    for state in states:
+        mover = rules.current_player(state)
+        for seat in (mover, (mover + 1) % engine.num_players):
+            key = infoset(state, seat)
+            for i in range(16):
+                engine.load(i, key)
+            if not engine.redeal_hidden(np.arange(0, 16, 2), seat):
+                assert all(engine.state(i) == key for i in range(16))
+                continue
+            redealt = [engine.state(i) for i in range(16)]
+            for i, got in enumerate(redealt):
+                if i % 2:
+                    assert got == key
+                    continue
+                rules.validate_state(got, engine.config)
+                assert infoset(got, seat) == key
+                reference.load(0, got)
+                assert np.array_equal(reference.obs[0], engine.obs[i])
+                assert np.array_equal(reference.mask[0], engine.mask[i])
+                assert reference.player[0] == engine.player[i]
+            moved += len(set(redealt[::2])) > 1
+    assert moved > 0 or not BatchedPlayouts(raw, load_hooks(raw.info.name), slots=1, seed=0).redeals
+
+
+def test_redeal_checks_its_seat_and_slots():
+    engine = vector.make("red7_v0", num_envs=4, seed=0)
+    before = engine.slots.copy()
+    for seat in (2, -1, True, 0.0):
+        with pytest.raises(ValueError, match="seat"):
+            engine.redeal_hidden([0], seat)
+    with pytest.raises(ValueError, match="slots"):
+        engine.redeal_hidden([7], 0)
+    assert np.array_equal(engine.slots, before)
 
 
 def test_red7s_engine_plays_its_heuristics_playouts_in_one_call():

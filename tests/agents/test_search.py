@@ -14,7 +14,7 @@ from cardgames_env import registry
 from cardgames_env.agents import make_agent
 from cardgames_env.agents.search import SearchAgent, SearchOptions, load_hooks, parse_search_options
 from cardgames_env.cli import main
-from cardgames_env.core.game import CHANCE
+from cardgames_env.core.game import random_positions
 from cardgames_env.core.search import SearchHooks
 from cardgames_env.envs.haggle.heuristic import hand_value
 from cardgames_env.envs.red7.cards import card_str, parse_cards
@@ -34,25 +34,7 @@ DECISIONS = Path(__file__).parent / "data" / "search_decisions.json"
 def positions(name: str, options: dict, games: int = 2, every: int = 3, limit: int = 12) -> list:
     """Rules states where some seat is to move, from random play of a few seeded games."""
     raw = load(name).raw_env(**options)
-    rules = raw.rules
-    rng = np.random.default_rng(7)
-    found = []
-    for game in range(games):
-        state = rules.new_game(raw.config, rules.sample_deal(raw.config, rng))
-        step = 0
-        while len(found) < limit * (game + 1):
-            player = rules.current_player(state)
-            if player == CHANCE:
-                state = rules.apply_deal(state, rules.sample_deal(state, rng))
-                continue
-            if player < 0:
-                break
-            if step % every == 0:
-                found.append(state)
-            moves = rules.legal_moves(state)
-            state = rules.apply_move(state, moves[int(rng.integers(len(moves)))])
-            step += 1
-    return found
+    return random_positions(raw.rules, raw.config, games=games, every=every, limit=limit)
 
 
 # -- options --------------------------------------------------------------------------------------

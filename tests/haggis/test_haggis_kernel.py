@@ -204,62 +204,6 @@ def test_masks_and_declarations_follow_the_compiled_play_list(flags: tuple[bool,
 
 
 # -- determinizations drawn by the engine ------------------------------------------------------
-def _search_positions(options: dict[str, Any], count: int, seed: int) -> list[rules.State]:
-    """States with a player to move (every third decision of random seeded games)."""
-    config = rules.Config(**options)
-    rng = np.random.default_rng(seed)
-    found: list[rules.State] = []
-    step = 0
-    while len(found) < count:
-        state = rules.new_game(config, rules.sample_deal(config, rng))
-        while len(found) < count:
-            player = rules.current_player(state)
-            if player == rules.CHANCE:
-                state = rules.apply_deal(state, rules.sample_deal(state, rng))
-                continue
-            if player < 0:
-                break
-            if step % 3 == 0:
-                found.append(state)
-            step += 1
-            moves = rules.legal_moves(state)
-            state = rules.apply_move(state, moves[int(rng.integers(len(moves)))])
-    return found
-
-
-@pytest.mark.parametrize("options", TEST_VARIANTS, ids=_variant_id)
-def test_redealt_slots_hold_states_of_the_seats_information_set(options: dict[str, Any]) -> None:
-    """``redeal_hidden`` leaves each slot a valid state of the seat's information set (the
-    same canonical state), with the outputs a load of that state writes; the hidden number
-    cards move between redeals; slots left out do not change."""
-    from cardgames_env.envs.haggis.kernel import HaggisEngine
-    from cardgames_env.envs.haggis.search import canonical
-
-    engine = HaggisEngine(16, seed=3, **options)
-    reference = HaggisEngine(1, seed=0, **options)
-    moved = 0
-    for state in _search_positions(options, 20, seed=4):
-        mover = rules.current_player(state)
-        for seat in (mover, 1 - mover):
-            key = canonical(state, seat)
-            for i in range(16):
-                engine.load(i, key)
-            assert engine.redeal_hidden(np.arange(0, 16, 2), seat)
-            redealt = [engine.state(i) for i in range(16)]
-            for i, got in enumerate(redealt):
-                if i % 2:
-                    assert got == key
-                    continue
-                rules.validate_state(got, engine.config)
-                assert canonical(got, seat) == key
-                reference.load(0, got)
-                assert np.array_equal(reference.obs[0], engine.obs[i])
-                assert np.array_equal(reference.mask[0], engine.mask[i])
-                assert reference.player[0] == engine.player[i]
-            moved += len(set(redealt[::2])) > 1
-    assert moved > 0
-
-
 def test_redealt_number_cards_land_uniformly() -> None:
     """At the first move seat 0 has seen its 14 cards: the opponent's 14 number cards come
     from the 22 unseen ones, so each lands in its hand with probability 14/22; counted over

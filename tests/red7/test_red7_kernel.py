@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from cardgames_env import vector
+from cardgames_env.core.game import random_positions
 from cardgames_env.envs.red7 import rules
 from cardgames_env.envs.red7.cards import parse_cards
 from cardgames_env.envs.red7.encoding import DISCARD0, GIVE_UP, PLAY0, pair_action
@@ -167,32 +168,11 @@ def test_strict_mask_of_a_hand_built_position() -> None:
     assert set(np.flatnonzero(env.action_mask()).tolist()) == expected
 
 
-
 # -- playouts by the heuristic and determinizations drawn by the engine ----------------------
 PLAYOUT_VARIANTS: tuple[dict[str, Any], ...] = MAIN_VARIANTS + (
     {"num_players": 3, "advanced": True, "target_score": 12},
     {"strict": False},
 )
-
-
-def _search_positions(options: dict[str, Any], count: int, seed: int) -> list[rules.State]:
-    """States with a player to move, from random play of seeded games."""
-    config = rules.Config(**options)
-    rng = np.random.default_rng(seed)
-    found: list[rules.State] = []
-    while len(found) < count:
-        state = rules.new_game(config, rules.sample_deal(config, rng))
-        while len(found) < count:
-            player = rules.current_player(state)
-            if player == rules.CHANCE:
-                state = rules.apply_deal(state, rules.sample_deal(state, rng))
-                continue
-            if player < 0:
-                break
-            found.append(state)
-            moves = rules.legal_moves(state)
-            state = rules.apply_move(state, moves[int(rng.integers(len(moves)))])
-    return found[::3]
 
 
 @pytest.mark.parametrize("max_steps", [None, 6], ids=["to-the-end", "turn-limit-6"])
@@ -205,7 +185,7 @@ def test_a_played_out_slot_plays_the_game_that_stepping_the_heuristic_plays(
     rewards summed over the steps, decisions and truncation; the played-out slots then allow
     no action. Off the strict rules the heuristic has no fixed order: nothing is played and
     nothing changes."""
-    states = _search_positions(options, 90, seed=11)
+    states = random_positions(rules, rules.Config(**options), seed=11, games=6, every=3, limit=5)
     count = len(states)
     fused = Red7Engine(count, seed=5, max_steps=max_steps, **options)
     stepped = Red7Engine(count, seed=5, max_steps=max_steps, **options)
@@ -274,36 +254,6 @@ def test_play_out_checks_its_slots_and_the_players_order() -> None:
     assert not engine.done.any() and np.array_equal(engine.slots, before)
 
 
-@pytest.mark.parametrize("options", PLAYOUT_VARIANTS, ids=_name)
-def test_redealt_slots_hold_states_of_the_seats_information_set(options: dict[str, Any]) -> None:
-    """``redeal_hidden`` leaves each slot a state of the seat's information set (the same
-    canonical state), valid, with the outputs a load of that state writes; the cards hidden
-    from the seat move between redeals; slots left out do not change."""
-    engine = Red7Engine(32, seed=3, **options)
-    reference = Red7Engine(1, seed=0, **options)
-    moved = 0
-    for state in _search_positions(options, 30, seed=4):
-        for seat in {rules.current_player(state), 0}:
-            key = canonical(state, seat)
-            for i in range(32):
-                engine.load(i, key)
-            leaders = np.arange(0, 32, 2)
-            assert engine.redeal_hidden(leaders, seat)
-            redealt = [engine.state(i) for i in range(32)]
-            for i, got in enumerate(redealt):
-                if i % 2:
-                    assert got == key
-                    continue
-                rules.validate_state(got, engine.config)
-                assert canonical(got, seat) == key
-                reference.load(0, got)
-                assert np.array_equal(reference.obs[0], engine.obs[i])
-                assert np.array_equal(reference.mask[0], engine.mask[i])
-                assert reference.player[0] == engine.player[i]
-            moved += len({redealt[i] for i in leaders}) > 1
-    assert moved > 0
-
-
 def test_redealt_hidden_cards_land_uniformly() -> None:
     """At the first move of the basic game, seat 0 sees its hand and the palettes: the 40
     other cards (the other hand's 7, the deck's 33) are hidden. A uniform re-deal puts each
@@ -335,13 +285,3 @@ def test_redealt_hidden_cards_land_uniformly() -> None:
         assert np.all(np.abs(counts[hidden] - expected) < spread)
         assert counts.sum() == pytest.approx(draws * p * 40)
 
-
-def test_redeal_checks_its_seat_and_slots() -> None:
-    engine = Red7Engine(4, seed=0)
-    before = engine.slots.copy()
-    for seat in (2, -1, True, 0.0):
-        with pytest.raises(ValueError, match="seat"):
-            engine.redeal_hidden([0], seat)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="slots"):
-        engine.redeal_hidden([7], 0)
-    assert np.array_equal(engine.slots, before)
