@@ -84,6 +84,18 @@ def highest_bit(x: int) -> int:
     return 63 - leading_zeros(np.int64(x))
 
 
+@njit(cache=True)
+def append_bits(out: np.ndarray, count: int, bits: int) -> int:
+    """Write the indices of the set bits of the non-negative int64 ``bits`` (the card ids of
+    a set), lowest first, at ``out[count:]``; return the new count."""
+    while bits:
+        out[count] = trailing_zeros(np.int64(bits))
+        count += 1
+        bits &= bits - 1
+    return count
+
+
 __all__ = [
-    "bit_count", "bit_length", "highest_bit", "leading_zeros", "lowest_bit", "popcount", "trailing_zeros",
+    "append_bits", "bit_count", "bit_length", "highest_bit", "leading_zeros", "lowest_bit", "popcount",
+    "trailing_zeros",
 ]

@@ -412,6 +412,7 @@ def _redeal_slot(s: np.ndarray, i: int, seat: int, rng: np.ndarray, order: np.nd
                 width[suit] += 1
     room = np.zeros(4, dtype=np.int64)
     hands = np.zeros(4, dtype=np.int64)
+    seats = np.zeros(3, dtype=np.int64)  # the seats that may take the card being dealt
     for _ in range(REDEAL_TRIES):
         count = 0
         for w in range(5):  # the cards by their suit's width, each class in random order
@@ -431,18 +432,14 @@ def _redeal_slot(s: np.ndarray, i: int, seat: int, rng: np.ndarray, order: np.nd
             choices = 0
             for t in range(4):
                 if t != seat and room[t] > 0 and not s[_C_VOIDS + t] >> suit & 1:
+                    seats[choices] = t
                     choices += 1
             if choices == 0:
                 dealt = False
                 break
-            pick = below(rng, i, choices) if choices > 1 else 0
-            for t in range(4):
-                if t != seat and room[t] > 0 and not s[_C_VOIDS + t] >> suit & 1:
-                    if pick == 0:
-                        hands[t] |= 1 << card
-                        room[t] -= 1
-                        break
-                    pick -= 1
+            t = seats[below(rng, i, choices)] if choices > 1 else seats[0]
+            hands[t] |= 1 << card
+            room[t] -= 1
         if dealt:
             for t in range(4):
                 if t != seat:

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from cardgames_env.core.bits import bit_count, highest_bit, lowest_bit
+from cardgames_env.core.bits import append_bits, bit_count, highest_bit, lowest_bit
 from cardgames_env.core.engine import BatchedEngine
 from cardgames_env.core.kernel_rng import below, shuffle
 from cardgames_env.core.threads import aligned_zeros, borrow
@@ -948,11 +948,7 @@ def _redeal_hidden(
         i = slots[k]
         s = st[i]
         unseen = _NUMBERS & ~(s[F_HAND + seat] | s[F_PLAYED] | s[F_PLAYED + 1])
-        count = 0
-        while unseen:
-            pool[count] = lowest_bit(unseen)
-            count += 1
-            unseen &= unseen - 1
+        count = append_bits(pool, 0, unseen)
         shuffle(rng, i, pool, count)
         hand = s[F_HAND + other] & _FACES
         for j in range(bit_count(s[F_HAND + other] & _NUMBERS)):

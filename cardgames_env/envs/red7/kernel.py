@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 
-from cardgames_env.core.bits import bit_count, bit_length, lowest_bit
+from cardgames_env.core.bits import append_bits, bit_count, bit_length, lowest_bit
 from cardgames_env.core.engine import BatchedEngine
 from cardgames_env.core.kernel_rng import shuffle
 from cardgames_env.core.masks import first_in_order
@@ -914,16 +914,6 @@ def _step_threads(
 
 # -- determinizations (BatchedEngine.redeal_hidden) -------------------------------------------
 @njit(cache=True)
-def _push_cards(pool: np.ndarray, count: int, cards: int) -> int:
-    """Append the card ids of the bitmask ``cards`` to ``pool[:count]``; return the new count."""
-    while cards:
-        pool[count] = lowest_bit(cards)
-        count += 1
-        cards &= cards - 1
-    return count
-
-
-@njit(cache=True)
 def _redeal_hidden(
     slots: np.ndarray, seat: int, S: np.ndarray, cfg: np.ndarray, offs: np.ndarray, obs: np.ndarray,
     mask: np.ndarray, player: np.ndarray, rng_state: np.ndarray,
@@ -941,8 +931,8 @@ def _redeal_hidden(
         for s in range(n):
             if s == seat:
                 continue
-            count = _push_cards(pool, count, row[F_HANDS + s] & ~row[F_KNOWN + s])
-            count = _push_cards(pool, count, row[F_OUT_HIDDEN + s])
+            count = append_bits(pool, count, row[F_HANDS + s] & ~row[F_KNOWN + s])
+            count = append_bits(pool, count, row[F_OUT_HIDDEN + s])
         below_known = row[F_DECK_LEN] - row[F_KNOWN_TOP]  # the stack's bottom part (top card last)
         for d in range(below_known):
             pool[count] = row[F_DECK + d]
