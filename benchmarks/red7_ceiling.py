@@ -15,6 +15,10 @@ measured seat:
   information set: it re-deals the hidden cards ``--determinizations`` times, solves every
   move on each re-deal exactly, and plays the move that wins on the most of them (the
   heuristic's cheapest among equals).
+* ``--player hybrid``: a fair player that adds exact endgames to the default ``search``: while
+  a hand holds more than ``--hand-limit`` cards it plays the default compiled search; from
+  there on, perfect-information Monte Carlo as above, with as many re-deals as fit in 80% of
+  ``--time`` CPU seconds (at most ``--determinizations``; at least one).
 
 The solver is an alpha-beta search over win and loss on the batched engine's compiled turn
 (``kernel._write_mask`` lists the legal actions, ``kernel._apply`` plays one), with a table of
@@ -22,11 +26,14 @@ the positions already solved. Figures, not tests::
 
     python benchmarks/red7_ceiling.py --player oracle --vs search:engine=python --games 400 --workers 2
     python benchmarks/red7_ceiling.py --player pimc --vs search:engine=python --games 200 --workers 2
+    python benchmarks/red7_ceiling.py --player hybrid --hand-limit 5 --determinizations 200 \
+        --games 400 --workers 2
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import platform
 import time
@@ -37,6 +44,7 @@ import numpy as np
 from numba import njit
 
 from cardgames_env.agents.search import SearchAgent
+from cardgames_env.core.game import random_positions
 from cardgames_env.envs.red7 import kernel, rules
 from cardgames_env.envs.red7.encoding import ACTIONS, move_action
 from cardgames_env.envs.red7.heuristic import BY_PREFERENCE
@@ -140,32 +148,48 @@ class SolverPlayer(SearchAgent):
     hidden cards): see the module docstring. Moves are the heuristic's order of preference,
     so ties go to the cheapest move."""
 
-    def __init__(self, env: Any, oracle: bool, determinizations: int, seed: int | None = None):
+    def __init__(self, env: Any, oracle: bool, determinizations: int, seed: int | None = None,
+                 hand_limit: int | None = None, seconds: float = 0.1):
         super().__init__(env, "search", seed=seed)
         self.oracle = oracle
         self.determinizations = determinizations
+        self.hand_limit = hand_limit
+        """``None``: solve every decision; else the default search while a hand is larger."""
+        self.solve_seconds = seconds
+        """CPU seconds of a solved decision (``hand_limit`` set; the search keeps its own cap)."""
         self.solver = Solver()
 
     def _search(self, state: Any) -> Any:
         me = self.rules.current_player(state)
         seen = state if self.oracle else self.infoset(state, me)
+        if self.hand_limit is not None and max(bin(hand).count("1") for hand in seen.hands) > self.hand_limit:
+            return super()._search(state)  # the default compiled search
         moves = self.searched_moves(seen)
         if len(moves) == 1:
             return moves[0]
         if self.oracle:
             return moves[int(np.argmax(self.solver.move_values(state, moves)))]
         wins = np.zeros(len(moves))
-        for _ in range(self.determinizations):
+        deadline = time.thread_time() + 0.8 * self.solve_seconds if self.hand_limit is not None else math.inf
+        done = 0
+        while done < self.determinizations and (done == 0 or time.thread_time() < deadline):
             wins += self.solver.move_values(self.resample(seen, me, self.rng), moves)
+            done += 1
         return moves[int(np.argmax(wins))]
 
 
-def play_chunk(player: str, opponent: str, games: int, seed: int, determinizations: int) -> list:
+def play_chunk(player: str, opponent: str, games: int, seed: int, determinizations: int,
+               hand_limit: int, seconds: float) -> list:
     """Play ``games`` games from deal ``seed`` on; return their records."""
     raw = load("red7_v0").raw_env()
     if raw.config != rules.Config():
         raise SystemExit("the solver plays the default variant only (two players, basic, strict)")
-    agent = SolverPlayer(raw, player == "oracle", determinizations)
+    agent = SolverPlayer(raw, player == "oracle", determinizations,
+                         hand_limit=hand_limit if player == "hybrid" else None, seconds=seconds)
+    if player == "hybrid":  # compile the solver before the first timed decision
+        late = next(state for state in random_positions(rules, raw.config, seed=0, games=4, every=1, limit=20)
+                    if sorted(bin(hand).count("1") for hand in state.hands) == [3, 4])
+        agent.solver.move_values(late, list(rules.legal_moves(late)))
     return evaluate(raw, agent, opponent, games=games, seed=seed, agent_name=player).records
 
 
@@ -174,22 +198,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--player", choices=("oracle", "pimc"), default="oracle")
+    parser.add_argument("--player", choices=("oracle", "pimc", "hybrid"), default="oracle")
     parser.add_argument("--vs", default="search:engine=python")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--determinizations", type=int, default=30)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--hand-limit", type=int, default=5,
+                        help="hybrid: solve once no hand holds more cards than this")
+    parser.add_argument("--time", type=float, default=0.1,
+                        help="hybrid: CPU seconds a solved decision may take (80%% of it for re-deals)")
     args = parser.parse_args()
     if args.games <= 0 or args.games % (2 * args.workers):
         parser.error("--games must be a positive multiple of 2 x --workers")
+    if args.determinizations <= 0 or args.hand_limit < 0 or args.time <= 0:
+        parser.error("--determinizations and --time must be positive, --hand-limit at least 0")
     chunk = args.games // args.workers
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores; load {os.getloadavg()[0]:.2f}")
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.workers) as pool:
         parts = pool.map(play_chunk, [args.player] * args.workers, [args.vs] * args.workers,
                          [chunk] * args.workers, [args.seed + k * chunk // 2 for k in range(args.workers)],
-                         [args.determinizations] * args.workers)
+                         [args.determinizations] * args.workers, [args.hand_limit] * args.workers,
+                         [args.time] * args.workers)
         records = [record for part in parts for record in part]
     result: MatchResult = summarize("red7_v0", args.player, args.vs, 2, records)
     low, high = result.win_ci
