@@ -67,7 +67,8 @@ def main() -> None:
     n = len(raw.possible_agents)
     if args.chunk % n or args.games % args.chunk:
         raise SystemExit(f"--chunk must divide --games and be a multiple of {n} (the players)")
-    tag = "_".join([args.env, args.agent, "vs", args.vs, f"s{args.seed}", *args.option]).replace(":", "-")
+    tag = "_".join([args.env, args.agent, "vs", args.vs, f"s{args.seed}", *args.option])
+    tag = tag.replace(":", "-").replace("/", "+")  # an agent may be a run folder's path
     out = Path(args.out) / tag
     out.mkdir(parents=True, exist_ok=True)
     jobs = []
