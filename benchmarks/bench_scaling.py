@@ -142,6 +142,7 @@ class Section:
 
 def learner_figure(env: str, algo: str, device: str, n: int, threads: int, steps: int) -> float:
     """Env steps per second of one ``cardgames train`` run (``summary.json``'s figure)."""
+    from cardgames_env.training.config import Overrides, resolve_config
     from cardgames_env.training.train import train
 
     settings = {"eval": {"points": 1, "games": 2, "final_games": 2}, "checkpoint_every": 10**9,
@@ -149,8 +150,9 @@ def learner_figure(env: str, algo: str, device: str, n: int, threads: int, steps
     with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
         config = Path(folder) / "bench.json"
         config.write_text(json.dumps(settings))
-        train(env, algo=algo, engine="vector", timesteps=steps * n, opponents="random", seed=0,
-              out=Path(folder) / "run", device=device, threads=threads, config_path=config, progress=False,
+        overrides = Overrides(algo=algo, engine="vector", timesteps=steps * n, opponents="random",
+                              device=device, threads=threads)
+        train(env, resolve_config(env, config, overrides), seed=0, out=Path(folder) / "run", progress=False,
               log=lambda _: None)
         return float(json.loads((Path(folder) / "run" / "summary.json").read_text())["env_steps_per_s"])
 

@@ -45,13 +45,13 @@ def run(
     algo: str = "ppo", options: dict | None = None,
 ) -> dict:
     """Train ``steps`` learner steps with ``engine`` and ``algo`` and return the run's summary.json."""
+    from cardgames_env.training.config import Overrides, resolve_config
     from cardgames_env.training.train import train
 
+    overrides = Overrides(timesteps=steps, opponents=opponents, eval_games=4, engine=engine, algo=algo)
     with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()):
-        train(
-            env_name, options=options, timesteps=steps, opponents=opponents, seed=seed, out=folder,
-            eval_games=4, progress=False, engine=engine, config_path=config, algo=algo, log=lambda _: None,
-        )
+        train(env_name, resolve_config(env_name, config, overrides), options=options, seed=seed, out=folder,
+              progress=False, log=lambda _: None)
         return json.loads((Path(folder) / "summary.json").read_text())
 
 

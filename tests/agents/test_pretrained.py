@@ -34,13 +34,15 @@ COMMAND = "cardgames train red7_v0 --timesteps 128 --n-envs 1 --config tiny.json
 @pytest.fixture(scope="module")
 def red7_run(tmp_path_factory) -> Path:
     """A Red7 model trained for a few steps with ``train`` (two hidden layers)."""
+    from cardgames_env.training.config import Overrides, resolve_config
     from cardgames_env.training.train import train
 
     folder = tmp_path_factory.mktemp("red7_run")
     config = folder / "tiny.json"
     config.write_text(json.dumps(TINY))
-    train("red7_v0", timesteps=128, n_envs=1, out=folder / "run", eval_games=2, progress=False,
-          config_path=config, opponents="random", log=lambda line: None)
+    overrides = Overrides(timesteps=128, n_envs=1, eval_games=2, opponents="random")
+    settings = resolve_config("red7_v0", config, overrides)
+    train("red7_v0", settings, out=folder / "run", progress=False, log=lambda line: None)
     return folder / "run"
 
 

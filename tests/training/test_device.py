@@ -124,11 +124,10 @@ def test_cuda_smoke_a_learner_trains_on_the_gpu_and_plays_on_the_cpu(tmp_path: P
     from cardgames_env.training.evaluate import evaluate
 
     out = tmp_path / "run"
-    result = train(
-        "red7_v0", algo=algo, engine="vector", timesteps=512, opponents="random", seed=0, out=out,
-        device="cuda", progress=False, log=lambda _: None,
-        config_path=_config(tmp_path, TINY_DMC if algo == "dmc" else TINY_PPO),
-    )
+    path = _config(tmp_path, TINY_DMC if algo == "dmc" else TINY_PPO)
+    overrides = Overrides(algo=algo, engine="vector", timesteps=512, opponents="random", device="cuda")
+    result = train("red7_v0", resolve_config("red7_v0", path, overrides), seed=0, out=out, progress=False,
+                   log=lambda _: None)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["device"] == "cuda:0" and summary["threads"]["learner"] == 1
     assert result.timesteps >= 512

@@ -14,7 +14,7 @@ from cardgames_env.agents.base import make_agent  # noqa: E402
 from cardgames_env.agents.batch import batch_policy, random_legal  # noqa: E402
 from cardgames_env.agents.pretrained import NumpyPolicy, load_exported  # noqa: E402
 from cardgames_env.registry import load  # noqa: E402
-from cardgames_env.training.config import load_config, validate_config  # noqa: E402
+from cardgames_env.training.config import Overrides, load_config, resolve_config, validate_config  # noqa: E402
 from cardgames_env.training.dmc import (  # noqa: E402
     ActingScores,
     CloneLoss,
@@ -228,13 +228,13 @@ def test_train_dmc_can_start_from_a_teacher(tmp_path: Path, dmc_start: str) -> N
     With a prior the saved MLP has both halves (twice the widths), the Q half's head is zero
     (the first moves are the prior's), and the sidecar gives the prior's weight."""
     out = tmp_path / "run"
-    result = train(
-        "red7_v0", algo="dmc", timesteps=0, opponents="random", n_envs=8, seed=0, out=out, eval_games=4,
-        imitation_games=4, imitation_teacher="heuristic", progress=False, log=lambda _: None,
-        config_path=_config(tmp_path, {"imitation": {"opponents": "random", "epochs": 2, "workers": 1,
-                                                     "dmc_start": dmc_start},
-                                       "dmc": {"net_arch": [16]}}),
-    )
+    path = _config(tmp_path, {"imitation": {"opponents": "random", "epochs": 2, "workers": 1,
+                                            "dmc_start": dmc_start},
+                              "dmc": {"net_arch": [16]}})
+    overrides = Overrides(algo="dmc", timesteps=0, opponents="random", n_envs=8, eval_games=4,
+                          imitation_games=4, imitation_teacher="heuristic")
+    result = train("red7_v0", resolve_config("red7_v0", path, overrides), seed=0, out=out, progress=False,
+                   log=lambda _: None)
     assert result.timesteps == 0
     rows = (out / "imitation.csv").read_text().splitlines()
     assert rows[0] == "epoch,decisions,loss,heldout_accuracy,seconds" and len(rows) == 3
@@ -258,12 +258,12 @@ def test_train_dmc_keeps_the_prior_frozen(tmp_path: Path) -> None:
     """After Monte-Carlo updates the prior's half of the saved MLP is still the step-0 one, and
     only the Q half has moved."""
     out = tmp_path / "run"
-    train(
-        "gongzhu_v0", algo="dmc", timesteps=2048, opponents="random", n_envs=16, seed=0, out=out,
-        eval_games=4, imitation_games=2, imitation_teacher="heuristic", progress=False, log=lambda _: None,
-        config_path=_config(tmp_path, {"imitation": {"opponents": "random", "epochs": 1, "workers": 1},
-                                       "dmc": {"net_arch": [8], "batch_size": 64}}),
-    )
+    path = _config(tmp_path, {"imitation": {"opponents": "random", "epochs": 1, "workers": 1},
+                              "dmc": {"net_arch": [8], "batch_size": 64}})
+    overrides = Overrides(algo="dmc", timesteps=2048, opponents="random", n_envs=16, eval_games=4,
+                          imitation_games=2, imitation_teacher="heuristic")
+    train("gongzhu_v0", resolve_config("gongzhu_v0", path, overrides), seed=0, out=out, progress=False,
+          log=lambda _: None)
     start, end = np.load(out / "checkpoints" / "model_0_steps.npz"), np.load(out / "model.npz")
     assert json.loads((out / "summary.json").read_text())["updates"] > 0
     for key, prior_half in (("w0", np.s_[:, 8:]), ("b0", np.s_[8:]), ("action_w", np.s_[8:])):
@@ -428,12 +428,11 @@ def test_train_dmc_writes_a_playable_run(tmp_path: Path) -> None:
     """A short self-play DMC run: the run folder, the throughput split, snapshots that joined
     the pool, and a model.npz that loads as an agent, plays batched and exports."""
     out = tmp_path / "run"
-    result = train(
-        "gongzhu_v0", algo="dmc", timesteps=3000, opponents="selfplay", n_envs=32, seed=0, out=out,
-        eval_games=4, progress=False, log=lambda _: None,
-        config_path=_config(tmp_path, {"selfplay": {"snapshot_every": 1000}, "checkpoint_every": 2000,
-                                       "dmc": {"batch_size": 64, "net_arch": [32]}}),
-    )
+    path = _config(tmp_path, {"selfplay": {"snapshot_every": 1000}, "checkpoint_every": 2000,
+                              "dmc": {"batch_size": 64, "net_arch": [32]}})
+    overrides = Overrides(algo="dmc", timesteps=3000, opponents="selfplay", n_envs=32, eval_games=4)
+    result = train("gongzhu_v0", resolve_config("gongzhu_v0", path, overrides), seed=0, out=out,
+                   progress=False, log=lambda _: None)
     assert result.model_path == out / "model.npz" and result.timesteps >= 3000
     summary = json.loads((out / "summary.json").read_text())
     assert summary["algo"] == "dmc" and summary["engine"] == "vector" and summary["n_envs"] == 32

@@ -15,6 +15,7 @@ pytest.importorskip("sb3_contrib")
 import numba  # noqa: E402
 
 from cardgames_env.core.threads import available_cores, max_kernel_threads  # noqa: E402
+from cardgames_env.training.config import Overrides, resolve_config  # noqa: E402
 from cardgames_env.training.threads import ThreadPlan, plan_threads  # noqa: E402
 from cardgames_env.training.train import train  # noqa: E402
 
@@ -83,8 +84,8 @@ def test_a_run_honours_its_thread_plan_inside(tmp_path: Path, restore_threads, b
     config.write_text(json.dumps({"torch_threads": None, "dmc": dmc,
                                   "eval": {"points": 1, "games": 2, "final_games": 2}}))
     out = tmp_path / "run"
-    train("red7_v0", algo="dmc", timesteps=512, opponents="random", seed=0, out=out, device="cpu",
-          threads=budget, config_path=config, progress=False, log=log)
+    overrides = Overrides(algo="dmc", timesteps=512, opponents="random", device="cpu", threads=budget)
+    train("red7_v0", resolve_config("red7_v0", config, overrides), seed=0, out=out, progress=False, log=log)
     assert seen == [(budget, budget, {budget})]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["device"] == "cpu"
