@@ -143,6 +143,11 @@ class Solver:
         return out
 
 
+def hand_sizes(state: rules.State) -> list[int]:
+    """How many cards each seat holds."""
+    return [hand.bit_count() for hand in state.hands]
+
+
 class SolverPlayer(SearchAgent):
     """The oracle (reads the real deal) or perfect-information Monte Carlo (re-deals the
     hidden cards): see the module docstring. Moves are the heuristic's order of preference,
@@ -162,7 +167,7 @@ class SolverPlayer(SearchAgent):
     def _search(self, state: Any) -> Any:
         me = self.rules.current_player(state)
         seen = state if self.oracle else self.infoset(state, me)
-        if self.hand_limit is not None and max(bin(hand).count("1") for hand in seen.hands) > self.hand_limit:
+        if self.hand_limit is not None and max(hand_sizes(seen)) > self.hand_limit:
             return super()._search(state)  # the default compiled search
         moves = self.searched_moves(seen)
         if len(moves) == 1:
@@ -188,7 +193,7 @@ def play_chunk(player: str, opponent: str, games: int, seed: int, determinizatio
                          hand_limit=hand_limit if player == "hybrid" else None, seconds=seconds)
     if player == "hybrid":  # compile the solver before the first timed decision
         late = next(state for state in random_positions(rules, raw.config, seed=0, games=4, every=1, limit=20)
-                    if sorted(bin(hand).count("1") for hand in state.hands) == [3, 4])
+                    if sorted(hand_sizes(state)) == [3, 4])
         agent.solver.move_values(late, list(rules.legal_moves(late)))
     return evaluate(raw, agent, opponent, games=games, seed=seed, agent_name=player).records
 
